@@ -1,0 +1,337 @@
+//! Canonical layout (spec §7): turns a finished `Builder` into document bytes.
+//!
+//! Pass 1 walks the containers breadth-first, records each one's widths, and assigns the
+//! data blocks their places in the order their slots are met. The pointer width is then
+//! the smallest that addresses the whole document, container offsets follow from it, and
+//! pass 2 writes every byte once.
+
+use crate::build::{Builder, Item, NumTy};
+use crate::error::{Category, Error, Result};
+use crate::layout::{self, align, container, rank, tag, varint_len, write_varint, ElementType, HEADER_LEN};
+
+/// What pass 1 learns about one container.
+struct Plan {
+    item: usize,
+    tag: u8,
+    first: usize,
+    len: usize,
+    /// Slot width needed by the scalar children.
+    scalar_width: usize,
+    has_pointer: bool,
+    key_width: usize,
+}
+
+struct Layout {
+    plans: Vec<Plan>,
+    /// Data items in the order their blocks are written.
+    data_order: Vec<usize>,
+    /// Per item: data offset relative to the data section (data items) or absolute
+    /// offset (containers, filled once the pointer width is known).
+    offsets: Vec<u64>,
+    data_len: usize,
+    /// Sorted rank of each provisional key id.
+    key_rank: Vec<u32>,
+    /// Provisional key ids in sorted order.
+    sorted_keys: Vec<u32>,
+    dict_len: usize,
+}
+
+pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
+    let mut layout = plan(b)?;
+    let dict_end = HEADER_LEN + layout.dict_len;
+    let mut pointer_width = 2;
+    let (structure_end, data_start) = loop {
+        let structure_end = place_containers(b, &mut layout, dict_end, pointer_width);
+        let data_start = align(structure_end, 8);
+        let end = data_start + layout.data_len;
+        if pointer_width == 8 || (end as u64) < 1u64 << (8 * pointer_width) {
+            break (structure_end, data_start);
+        }
+        pointer_width *= 2;
+    };
+    for &i in &layout.data_order {
+        layout.offsets[i] += data_start as u64;
+    }
+    let mut out = Vec::with_capacity(data_start + layout.data_len);
+    out.resize(HEADER_LEN, 0);
+    write_dictionary(b, &layout, &mut out);
+    for p in &layout.plans {
+        write_container(b, &layout, p, pointer_width, &mut out);
+    }
+    debug_assert_eq!(out.len(), structure_end);
+    out.resize(data_start, 0);
+    for &i in &layout.data_order {
+        write_data_block(b, &b.items[i], &mut out);
+    }
+    let root = b.items.len() - 1;
+    let (root_tag, root_payload) = slot_of(b, &layout, root);
+    let dict_offset = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
+    write_header(&mut out, root_tag, root_payload, dict_offset);
+    Ok(out)
+}
+
+/// Writes the fixed header with record A active (generation 1) and record B empty.
+fn write_header(out: &mut [u8], root_tag: u8, root_payload: u64, dict_offset: u64) {
+    out[..8].copy_from_slice(layout::MAGIC);
+    out[8] = layout::MAJOR_VERSION;
+    out[9] = layout::MINOR_VERSION;
+    let end = out.len() as u64;
+    let record = crate::read::header::RootRecord { generation: 1, root: root_payload, dictionary: dict_offset, end, garbage: 0, root_tag };
+    record.write(&mut out[layout::RECORD_A..layout::RECORD_A + layout::RECORD_LEN]);
+}
+
+fn plan(b: &Builder) -> Result<Layout> {
+    let n = b.items.len();
+    let mut sorted_keys: Vec<u32> = (0..b.dict.len() as u32).collect();
+    sorted_keys.sort_unstable_by(|&x, &y| b.dict[x as usize].as_bytes().cmp(b.dict[y as usize].as_bytes()));
+    let mut key_rank = vec![0u32; b.dict.len()];
+    for (rank, &id) in sorted_keys.iter().enumerate() {
+        key_rank[id as usize] = rank as u32;
+    }
+    let dict_len = if b.dict.is_empty() { 0 } else { 16 + 4 * (b.dict.len() + 1) + b.dict.iter().map(|k| k.len()).sum::<usize>() };
+
+    let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len };
+    let root = n - 1;
+    let mut queue = std::collections::VecDeque::new();
+    if is_container(&b.items[root]) {
+        queue.push_back(root);
+    } else {
+        add_data_block(b, &mut layout, root);
+    }
+    while let Some(i) = queue.pop_front() {
+        let (tag, first, len) = match b.items[i] {
+            Item::Array { first, len } => (tag::ARRAY, first, len),
+            Item::Object { first, len } => (tag::OBJECT, first, len),
+            Item::IntMap { first, len } => (tag::INTMAP, first, len),
+            _ => unreachable!(),
+        };
+        if len > u32::MAX as usize {
+            return Err(Error::new(Category::LimitExceeded, "a container has more than 2^32-1 children"));
+        }
+        let mut scalar_width = 1;
+        let mut has_pointer = false;
+        let mut key_width = if tag == tag::ARRAY { 0 } else { 1 };
+        for c in first..first + len {
+            let item = &b.items[c];
+            if is_container(item) {
+                has_pointer = true;
+                queue.push_back(c);
+            } else if add_data_block(b, &mut layout, c) {
+                has_pointer = true;
+            } else {
+                scalar_width = scalar_width.max(scalar_need(item));
+            }
+            if tag == tag::OBJECT {
+                key_width = key_width.max(layout::unsigned_width(layout.key_rank[b.keys[c] as usize] as u64));
+            } else if tag == tag::INTMAP {
+                key_width = key_width.max(layout::signed_width(b.keys[c] as i64));
+            }
+        }
+        layout.plans.push(Plan { item: i, tag, first, len, scalar_width, has_pointer, key_width });
+    }
+    Ok(layout)
+}
+
+fn is_container(item: &Item) -> bool {
+    matches!(item, Item::Array { .. } | Item::Object { .. } | Item::IntMap { .. })
+}
+
+/// Assigns a data block its place if the item has one; returns whether it did.
+fn add_data_block(b: &Builder, layout: &mut Layout, i: usize) -> bool {
+    let size = match b.items[i] {
+        Item::Str { len, .. } | Item::Bytes { len, .. } | Item::BigNum { len, .. } => varint_len(len as u64) + len,
+        Item::Typed(t) => {
+            let t = &b.typed[t];
+            let header = 2 + t.shape.iter().map(|&d| varint_len(d)).sum::<usize>();
+            let start = align(layout.data_len + header, t.element.size());
+            let count = t.data.len() / t.element.size();
+            let mask = if t.mask.is_some() { count.div_ceil(8) } else { 0 };
+            layout.offsets[i] = layout.data_len as u64;
+            layout.data_order.push(i);
+            layout.data_len = start + t.data.len() + mask;
+            return true;
+        }
+        _ => return false,
+    };
+    layout.offsets[i] = layout.data_len as u64;
+    layout.data_order.push(i);
+    layout.data_len += size;
+    true
+}
+
+/// Slot width a scalar needs (spec §7).
+fn scalar_need(item: &Item) -> usize {
+    match *item {
+        Item::Num(ty, bits) => match ty {
+            NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => 8,
+            NumTy::Exact(ElementType::F32) => 4,
+            NumTy::Exact(ElementType::Bool) => 1,
+            NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => 8,
+            _ => layout::signed_width(bits as i64),
+        },
+        Item::UInt(_) => 8,
+        _ => 1,
+    }
+}
+
+/// Geometry of one container at `pos`: (end, slots position, index position).
+fn container_geometry(p: &Plan, pos: usize, width: usize) -> (usize, usize, usize) {
+    let after_header = pos + 1 + varint_len(p.len as u64);
+    let slots = align(after_header + p.len + p.len * p.key_width, width);
+    let mut end = slots + p.len * width;
+    let index = if has_index(p) {
+        let (_, entry) = layout::index_geometry(p.len);
+        let at = align(end, entry);
+        end = at + layout::index_len(p.len);
+        at
+    } else {
+        end
+    };
+    (end, slots, index)
+}
+
+fn has_index(p: &Plan) -> bool {
+    p.tag != tag::ARRAY && p.len > layout::INDEX_THRESHOLD
+}
+
+fn slot_width(p: &Plan, pointer_width: usize) -> usize {
+    if p.has_pointer {
+        p.scalar_width.max(pointer_width)
+    } else {
+        p.scalar_width
+    }
+}
+
+/// Gives every container its offset for a pointer width; returns the structure's end.
+fn place_containers(_b: &Builder, layout: &mut Layout, start: usize, pointer_width: usize) -> usize {
+    let mut pos = start;
+    for p in &layout.plans {
+        layout.offsets[p.item] = pos as u64;
+        pos = container_geometry(p, pos, slot_width(p, pointer_width)).0;
+    }
+    pos
+}
+
+/// The (tag, payload) of item `i` as its parent's slot holds it.
+fn slot_of(b: &Builder, layout: &Layout, i: usize) -> (u8, u64) {
+    match b.items[i] {
+        Item::Null => (tag::NULL, 0),
+        Item::Bool(v) => (if v { tag::TRUE } else { tag::FALSE }, 0),
+        Item::Num(ty, bits) => match ty {
+            NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => (tag::F64, bits),
+            NumTy::Exact(ElementType::F32) => (tag::F32, bits),
+            NumTy::Exact(ElementType::Bool) => (if bits != 0 { tag::TRUE } else { tag::FALSE }, 0),
+            NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => (tag::UINT, bits),
+            _ => (tag::INT, bits),
+        },
+        Item::UInt(v) => (tag::UINT, v),
+        Item::Str { .. } => (tag::STRING, layout.offsets[i]),
+        Item::Bytes { .. } => (tag::BYTES, layout.offsets[i]),
+        Item::BigNum { .. } => (tag::BIGNUM, layout.offsets[i]),
+        Item::Array { .. } => (tag::ARRAY, layout.offsets[i]),
+        Item::Object { .. } => (tag::OBJECT, layout.offsets[i]),
+        Item::IntMap { .. } => (tag::INTMAP, layout.offsets[i]),
+        Item::Typed(_) => (tag::TYPED, layout.offsets[i]),
+    }
+}
+
+fn write_dictionary(b: &Builder, layout: &Layout, out: &mut Vec<u8>) {
+    if b.dict.is_empty() {
+        return;
+    }
+    let count = b.dict.len() as u32;
+    let total: usize = b.dict.iter().map(|k| k.len()).sum();
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&0u32.to_le_bytes());
+    let mut offset = 0u32;
+    for &id in &layout.sorted_keys {
+        out.extend_from_slice(&offset.to_le_bytes());
+        offset += b.dict[id as usize].len() as u32;
+    }
+    out.extend_from_slice(&offset.to_le_bytes());
+    for &id in &layout.sorted_keys {
+        out.extend_from_slice(b.dict[id as usize].as_bytes());
+    }
+}
+
+fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize, out: &mut Vec<u8>) {
+    let width = slot_width(p, pointer_width);
+    let pos = out.len();
+    debug_assert_eq!(pos as u64, layout.offsets[p.item]);
+    let (end, slots_at, index_at) = container_geometry(p, pos, width);
+    let mut layout_byte = layout::log2_width(width);
+    if p.key_width > 0 {
+        layout_byte |= layout::log2_width(p.key_width) << container::KEY_WIDTH_SHIFT;
+    }
+    if has_index(p) {
+        layout_byte |= container::HAS_INDEX;
+    }
+    out.push(layout_byte);
+    write_varint(out, p.len as u64);
+    let children = p.first..p.first + p.len;
+    out.extend(children.clone().map(|c| slot_of(b, layout, c).0));
+    if p.key_width > 0 {
+        for c in children.clone() {
+            let key = if p.tag == tag::OBJECT { layout.key_rank[b.keys[c] as usize] as u64 } else { b.keys[c] };
+            out.extend_from_slice(&key.to_le_bytes()[..p.key_width]);
+        }
+    }
+    out.resize(slots_at, 0);
+    for c in children.clone() {
+        let payload = slot_of(b, layout, c).1;
+        out.extend_from_slice(&payload.to_le_bytes()[..width]);
+    }
+    if has_index(p) {
+        out.resize(index_at, 0);
+        write_index(b, p, out);
+    }
+    debug_assert_eq!(out.len(), end);
+}
+
+fn write_index(b: &Builder, p: &Plan, out: &mut Vec<u8>) {
+    let (table, entry) = layout::index_geometry(p.len);
+    let mut slots = vec![0u32; table];
+    for (i, c) in (p.first..p.first + p.len).enumerate() {
+        let h = if p.tag == tag::OBJECT { layout::fnv1a64(b.dict[b.keys[c] as usize].as_bytes()) } else { b.keys[c] };
+        let mut bucket = layout::home_bucket(h, table);
+        while slots[bucket] != 0 {
+            bucket = (bucket + 1) & (table - 1);
+        }
+        slots[bucket] = i as u32 + 1;
+    }
+    for s in slots {
+        out.extend_from_slice(&s.to_le_bytes()[..entry]);
+    }
+}
+
+fn write_data_block(b: &Builder, item: &Item, out: &mut Vec<u8>) {
+    match *item {
+        Item::Str { start, len } | Item::Bytes { start, len } | Item::BigNum { start, len } => {
+            write_varint(out, len as u64);
+            out.extend_from_slice(&b.strings[start..start + len]);
+        }
+        Item::Typed(t) => {
+            let t = &b.typed[t];
+            out.push(t.element as u8);
+            let mut rank_byte = t.shape.len() as u8;
+            if t.mask.is_some() {
+                rank_byte |= rank::HAS_MASK;
+            }
+            out.push(rank_byte);
+            for &d in &t.shape {
+                write_varint(out, d);
+            }
+            let at = align(out.len(), t.element.size());
+            out.resize(at, 0);
+            out.extend_from_slice(&b.tdata[t.data.clone()]);
+            if let Some(mask) = &t.mask {
+                for chunk in b.tmask[mask.clone()].chunks(8) {
+                    out.push(chunk.iter().enumerate().fold(0u8, |acc, (i, &m)| acc | (m << i)));
+                }
+            }
+        }
+        _ => unreachable!("not a data block"),
+    }
+}

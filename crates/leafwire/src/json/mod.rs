@@ -1,0 +1,50 @@
+//! JSON interchange: JSON text → Leafwire bytes (spec §11), and back.
+
+mod read;
+mod write;
+
+use crate::build::{Builder, DuplicateKeys};
+use crate::error::Result;
+use crate::layout::DEFAULT_MAX_DEPTH;
+use crate::read::Document;
+use crate::value::Value;
+
+pub use write::{to_json_node, write_json_node};
+
+/// Options of the JSON → Leafwire conversion.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonOptions {
+    /// Deepest nesting accepted; deeper input fails with `Category::DepthLimit`.
+    pub max_depth: usize,
+    /// What an object with a repeated key does.
+    pub duplicate_keys: DuplicateKeys,
+}
+
+impl Default for JsonOptions {
+    fn default() -> Self {
+        JsonOptions { max_depth: DEFAULT_MAX_DEPTH, duplicate_keys: DuplicateKeys::Error }
+    }
+}
+
+/// Converts JSON text to a Leafwire document with the default options.
+pub fn from_json(json: &[u8]) -> Result<Vec<u8>> {
+    from_json_with(json, &JsonOptions::default())
+}
+
+/// Converts JSON text to a Leafwire document.
+pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
+    let mut b = Builder::new(options.max_depth);
+    b.duplicate_keys = options.duplicate_keys;
+    read::parse_into(json, &mut b)?;
+    crate::encode::encode(&b.finish()?)
+}
+
+/// Parses JSON text into a `Value` (numeric arrays become typed arrays, as in `from_json`).
+pub fn parse(json: &[u8]) -> Result<Value> {
+    crate::decode(&from_json(json)?)
+}
+
+/// Writes a Leafwire document as compact JSON text.
+pub fn to_json(leafwire: &[u8]) -> Result<String> {
+    to_json_node(&Document::open(leafwire)?.root())
+}

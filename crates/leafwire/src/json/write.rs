@@ -1,0 +1,21 @@
+//! Leafwire → JSON text, through serde_json's writer (shortest round-trip floats).
+
+use std::io::Write;
+
+use crate::error::Result;
+use crate::node_serde::Owned;
+use crate::read::Node;
+
+/// Writes the value at `node` as compact JSON text into a string.
+pub fn to_json_node(node: &Node<'_>) -> Result<String> {
+    let mut out = Vec::with_capacity(node.buf().len() + node.buf().len() / 2);
+    write_json_node(node, &mut out)?;
+    // serde_json writes only valid UTF-8.
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// Writes the value at `node` as compact JSON text into `writer`.
+pub fn write_json_node<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
+    let mut ser = serde_json::Serializer::new(writer);
+    Owned::new(*node, true).serialize_into(&mut ser)
+}

@@ -1,0 +1,74 @@
+//! Leafwire: a self-describing binary format for leafy trees — JSON-like metadata around
+//! big flat arrays — read lazily and without copying.
+//!
+//! ```
+//! let bytes = leafwire::json::from_json(br#"{"name": "mesh", "xs": [0.5, 1.5, 2.5]}"#)?;
+//! let doc = leafwire::Document::open(&bytes)?;
+//! assert_eq!(doc.pointer("/name")?.as_str()?, "mesh");
+//! let xs = doc.pointer("/xs")?.typed()?.to_typed_array();
+//! assert_eq!(xs.len(), 3);
+//! # Ok::<(), leafwire::Error>(())
+//! ```
+//!
+//! The format is specified in `spec/SPEC.md`. Entry points:
+//! - serde: [`to_vec`], [`to_writer`], [`from_slice`];
+//! - dynamic values: [`Value`], [`encode`], [`decode`];
+//! - lazy reading: [`Document`], [`Node`], [`MappedFile`];
+//! - JSON: [`json::from_json`], [`json::to_json`];
+//! - checking untrusted input: [`validate`].
+
+mod build;
+mod de;
+mod decode;
+mod encode;
+mod error;
+mod file;
+mod from_value;
+pub mod json;
+mod layout;
+mod node_serde;
+mod read;
+mod ser;
+mod validate;
+mod value;
+mod value_serde;
+
+pub use build::DuplicateKeys;
+pub use error::{Category, Error, Position, Result};
+pub use file::{AlignedBytes, MappedFile};
+pub use layout::{ElementType, DEFAULT_MAX_DEPTH};
+pub use read::{Children, Document, Element, Entries, IntEntries, Node, RootRecord, TypedRef};
+pub use validate::{validate, validate_with, Stats, ValidateOptions};
+pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
+
+/// Serializes any `Serialize` value to Leafwire bytes.
+pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    let mut b = build::Builder::new(DEFAULT_MAX_DEPTH);
+    value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
+    encode::encode(&b.finish()?)
+}
+
+/// Serializes any `Serialize` value as Leafwire into `writer`.
+pub fn to_writer<W: std::io::Write, T: serde::Serialize + ?Sized>(mut writer: W, value: &T) -> Result<()> {
+    writer.write_all(&to_vec(value)?)?;
+    Ok(())
+}
+
+/// Deserializes any `Deserialize` type from Leafwire bytes; `&str` and `&[u8]` fields
+/// borrow from `bytes`.
+pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    let doc = Document::open(bytes)?;
+    T::deserialize(de::NodeDeserializer::new(doc.root()))
+}
+
+/// Encodes a `Value` canonically.
+pub fn encode(value: &Value) -> Result<Vec<u8>> {
+    let mut b = build::Builder::new(DEFAULT_MAX_DEPTH);
+    from_value::push_value(&mut b, 0, value)?;
+    encode::encode(&b.finish()?)
+}
+
+/// Decodes a whole document into a `Value`.
+pub fn decode(bytes: &[u8]) -> Result<Value> {
+    Document::open(bytes)?.root().to_value()
+}

@@ -1,0 +1,200 @@
+//! `Serialize` for `Node`: transcodes a document to any serde format (JSON among them)
+//! without decoding it into a `Value` first.
+
+use std::cell::RefCell;
+
+use serde::ser::{Error as _, SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use crate::error::{Category, Error, Result};
+use crate::layout::DEFAULT_MAX_DEPTH;
+use crate::read::{Node, TypedRef};
+use crate::value::{Kind, Value};
+
+/// A node being serialized, with the depth budget and the first real error (serde's error
+/// types only carry text, so the typed error travels beside them).
+pub(crate) struct SerializeNode<'a, 'e> {
+    node: Node<'a>,
+    depth_left: usize,
+    /// Refuse NaN and infinities (JSON has no form for them).
+    finite_only: bool,
+    error: &'e RefCell<Option<Error>>,
+}
+
+/// The entry point: owns the error cell.
+pub(crate) struct Owned<'a> {
+    node: Node<'a>,
+    finite_only: bool,
+    error: RefCell<Option<Error>>,
+}
+
+impl<'a> Owned<'a> {
+    pub fn new(node: Node<'a>, finite_only: bool) -> Owned<'a> {
+        Owned { node, finite_only, error: RefCell::new(None) }
+    }
+
+    pub fn serialize_into<S: Serializer>(&self, ser: S) -> Result<()>
+    where
+        S::Error: std::fmt::Display,
+    {
+        let inner = SerializeNode { node: self.node, depth_left: DEFAULT_MAX_DEPTH, finite_only: self.finite_only, error: &self.error };
+        match inner.serialize(ser) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.error.borrow_mut().take().unwrap_or_else(|| Error::new(Category::Io, e.to_string()))),
+        }
+    }
+}
+
+impl<'a, 'e> SerializeNode<'a, 'e> {
+    fn fail<E: serde::ser::Error>(&self, e: Error) -> E {
+        let message = e.to_string();
+        self.error.borrow_mut().get_or_insert(e);
+        E::custom(message)
+    }
+
+    fn child(&self, node: Node<'a>) -> SerializeNode<'a, 'e> {
+        SerializeNode { node, depth_left: self.depth_left - 1, finite_only: self.finite_only, error: self.error }
+    }
+
+    /// Prefixes the recorded error's path with one step.
+    fn in_step<T, E>(&self, step: impl std::fmt::Display, r: std::result::Result<T, E>) -> std::result::Result<T, E> {
+        if r.is_err() {
+            if let Some(e) = self.error.borrow_mut().as_mut() {
+                let path = format!("/{step}{}", e.path().unwrap_or(""));
+                e.set_path(path);
+            }
+        }
+        r
+    }
+
+    fn float<S: Serializer>(&self, v: f64, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        if self.finite_only && !v.is_finite() {
+            return Err(self.fail(Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(self.node.offset())));
+        }
+        ser.serialize_f64(v)
+    }
+
+    fn typed<S: Serializer>(&self, view: &TypedRef<'a>, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let shape = view.shape();
+        if shape.len() > 1 {
+            let mut seq = ser.serialize_seq(Some(shape[0]))?;
+            for i in 0..shape[0] {
+                let row = self.node.at(i).map_err(|e| self.fail(e))?;
+                self.in_step(i, seq.serialize_element(&self.child(row)))?;
+            }
+            return seq.end();
+        }
+        let mut seq = ser.serialize_seq(Some(shape[0]))?;
+        for i in 0..shape[0] {
+            let r = match view.element(i) {
+                Value::F64(v) if self.finite_only && !v.is_finite() => {
+                    Err(self.fail(Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(self.node.offset())))
+                }
+                Value::F32(v) if self.finite_only && !v.is_finite() => {
+                    Err(self.fail(Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(self.node.offset())))
+                }
+                Value::F64(v) => seq.serialize_element(&v),
+                Value::F32(v) => seq.serialize_element(&v),
+                Value::Int(v) => seq.serialize_element(&v),
+                Value::UInt(v) => seq.serialize_element(&v),
+                Value::Bool(v) => seq.serialize_element(&v),
+                _ => unreachable!("typed elements are scalars"),
+            };
+            self.in_step(i, r)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for SerializeNode<'_, '_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let node = &self.node;
+        let e = |err: Error| self.fail::<S::Error>(err);
+        match node.kind() {
+            Kind::Null => ser.serialize_unit(),
+            Kind::Bool => ser.serialize_bool(node.as_bool().map_err(e)?),
+            Kind::Int => ser.serialize_i64(node.as_i64().map_err(e)?),
+            Kind::UInt => ser.serialize_u64(node.as_u64().map_err(e)?),
+            Kind::F64 => self.float(node.as_f64().map_err(e)?, ser),
+            Kind::F32 => {
+                let v = node.as_f32().map_err(e)?;
+                if self.finite_only && !v.is_finite() {
+                    return Err(e(Error::new(Category::NotRepresentable, format!("{v} has no JSON form"))));
+                }
+                ser.serialize_f32(v)
+            }
+            Kind::String => ser.serialize_str(node.as_str().map_err(e)?),
+            Kind::Bytes => ser.serialize_bytes(node.as_bytes().map_err(e)?),
+            Kind::BigNum => {
+                let digits = node.as_bignum().map_err(e)?;
+                if let Ok(v) = digits.parse::<i128>() {
+                    ser.serialize_i128(v)
+                } else if let Ok(v) = digits.parse::<u128>() {
+                    ser.serialize_u128(v)
+                } else {
+                    let raw = serde_json::value::RawValue::from_string(digits.to_owned()).map_err(|x| S::Error::custom(x))?;
+                    raw.serialize(ser)
+                }
+            }
+            Kind::TypedArray => {
+                let view = node.typed().map_err(e)?;
+                self.typed(&view, ser)
+            }
+            kind => {
+                if self.depth_left == 0 {
+                    return Err(e(Error::depth_limit(DEFAULT_MAX_DEPTH).at(node.offset())));
+                }
+                match kind {
+                    Kind::Array => {
+                        let len = node.len().map_err(e)?;
+                        let mut seq = ser.serialize_seq(Some(len))?;
+                        for (i, child) in node.iter().map_err(e)?.enumerate() {
+                            let child = child.map_err(e)?;
+                            self.in_step(i, seq.serialize_element(&self.child(child)))?;
+                        }
+                        seq.end()
+                    }
+                    Kind::Object => {
+                        let len = node.len().map_err(e)?;
+                        let mut map = ser.serialize_map(Some(len))?;
+                        for entry in node.entries().map_err(e)? {
+                            let (key, child) = entry.map_err(e)?;
+                            let r = map.serialize_entry(key, &self.child(child));
+                            self.in_step(escape_token(key), r)?;
+                        }
+                        map.end()
+                    }
+                    _ => {
+                        let len = node.len().map_err(e)?;
+                        let mut map = ser.serialize_map(Some(len))?;
+                        for entry in node.int_entries().map_err(e)? {
+                            let (key, child) = entry.map_err(e)?;
+                            let r = map.serialize_entry(&key, &self.child(child));
+                            self.in_step(key, r)?;
+                        }
+                        map.end()
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Escapes a key as a JSON Pointer token (RFC 6901).
+fn escape_token(key: &str) -> std::borrow::Cow<'_, str> {
+    if key.contains(['~', '/']) {
+        key.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        key.into()
+    }
+}
+
+impl Serialize for Node<'_> {
+    /// Serializes the value at this node into any serde format. Non-finite floats are
+    /// passed through; JSON serializers decide what to do with them.
+    fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let cell = RefCell::new(None);
+        let inner = SerializeNode { node: *self, depth_left: DEFAULT_MAX_DEPTH, finite_only: false, error: &cell };
+        inner.serialize(ser)
+    }
+}

@@ -1,0 +1,449 @@
+//! The lazy reader: `Document` over bytes, `Node` handles that touch only the blocks on
+//! the path asked for.
+//!
+//! What is checked lazily: opening checks the header; every step checks the container
+//! header, offsets and widths it reads, and strings are checked for UTF-8 when returned.
+//! Nothing else is read. A lookup never panics or reads out of bounds on any input, but
+//! only `validate` proves a document well-formed as a whole.
+
+pub(crate) mod container;
+pub(crate) mod header;
+pub(crate) mod typed;
+
+use crate::error::{Category, Error, Result};
+use crate::layout::{read_varint, tag, HEADER_LEN};
+use crate::value::{Kind, Value};
+use container::{Container, Dict};
+pub use header::RootRecord;
+use typed::TypedHeader;
+pub use typed::{Element, TypedRef};
+
+/// An open Leafwire document over borrowed bytes. Opening costs O(1).
+#[derive(Debug, Clone, Copy)]
+pub struct Document<'a> {
+    buf: &'a [u8],
+    record: RootRecord,
+    dict: Dict,
+}
+
+impl<'a> Document<'a> {
+    /// Checks the header and returns the document; nothing past the header is read.
+    pub fn open(bytes: &'a [u8]) -> Result<Document<'a>> {
+        let record = header::read_header(bytes)?;
+        let buf = &bytes[..record.end as usize];
+        let dict = Dict::parse(buf, record.dictionary)?;
+        Ok(Document { buf, record, dict })
+    }
+
+    /// The root value.
+    pub fn root(&self) -> Node<'a> {
+        Node { buf: self.buf, dict: self.dict, tag: self.record.root_tag, payload: self.record.root, level: 0, start: 0 }
+    }
+
+    /// The value at a JSON Pointer (RFC 6901), `""` being the root.
+    pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
+        self.root().pointer(pointer)
+    }
+
+    /// The active root record: generation, end, garbage count.
+    pub fn record(&self) -> &RootRecord {
+        &self.record
+    }
+
+    /// The document's bytes, up to its `end`.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// Number of distinct keys in the dictionary.
+    pub fn key_count(&self) -> u32 {
+        self.dict.count()
+    }
+}
+
+/// A handle to one value inside a document. Copying it is cheap.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    buf: &'a [u8],
+    dict: Dict,
+    tag: u8,
+    payload: u64,
+    /// For typed arrays: the axis this node starts at (0 = the whole array) and its
+    /// first element, so a row of a matrix is a node too.
+    level: usize,
+    start: usize,
+}
+
+impl<'a> Node<'a> {
+    fn with(&self, tag: u8, payload: u64) -> Node<'a> {
+        Node { tag, payload, level: 0, start: 0, ..*self }
+    }
+
+    pub fn kind(&self) -> Kind {
+        match self.tag {
+            tag::NULL => Kind::Null,
+            tag::FALSE | tag::TRUE => Kind::Bool,
+            tag::INT => Kind::Int,
+            tag::UINT => Kind::UInt,
+            tag::F64 => Kind::F64,
+            tag::F32 => Kind::F32,
+            tag::STRING => Kind::String,
+            tag::BYTES => Kind::Bytes,
+            tag::BIGNUM => Kind::BigNum,
+            tag::ARRAY => Kind::Array,
+            tag::OBJECT => Kind::Object,
+            tag::INTMAP => Kind::IntMap,
+            _ => Kind::TypedArray,
+        }
+    }
+
+    /// Byte offset of the block this node points to (0 for inline scalars).
+    pub fn offset(&self) -> u64 {
+        if tag::is_pointer(self.tag) { self.payload } else { 0 }
+    }
+
+    pub(crate) fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    pub(crate) fn container(&self) -> Result<Container<'a>> {
+        Container::parse(self.buf, self.payload, self.tag)
+    }
+
+    fn typed_header(&self) -> Result<TypedHeader> {
+        TypedHeader::parse(self.buf, self.payload)
+    }
+
+    /// Number of children (arrays, objects, intmaps) or rows (typed arrays).
+    pub fn len(&self) -> Result<usize> {
+        match self.tag {
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => Ok(self.container()?.count),
+            tag::TYPED => Ok(self.typed_header()?.shape[self.level] as usize),
+            _ => Err(Error::wrong_type("a container", self.kind())),
+        }
+    }
+
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    fn child(&self, c: &Container<'a>, i: usize) -> Result<Node<'a>> {
+        let (t, payload) = c.child(i)?;
+        Ok(self.with(t, payload))
+    }
+
+    /// The value under `key` in an object.
+    pub fn get(&self, key: &str) -> Result<Node<'a>> {
+        if self.tag != tag::OBJECT {
+            return Err(Error::wrong_type("an object", self.kind()));
+        }
+        let c = self.container()?;
+        match c.find_key(self.buf, &self.dict, key.as_bytes())? {
+            Some(i) => self.child(&c, i),
+            None => Err(Error::not_found(format!("no key \"{key}\" in object")).at(self.payload)),
+        }
+    }
+
+    /// The value under integer `key` in an intmap.
+    pub fn get_int(&self, key: i64) -> Result<Node<'a>> {
+        if self.tag != tag::INTMAP {
+            return Err(Error::wrong_type("an intmap", self.kind()));
+        }
+        let c = self.container()?;
+        match c.find_int(key)? {
+            Some(i) => self.child(&c, i),
+            None => Err(Error::not_found(format!("no key {key} in intmap")).at(self.payload)),
+        }
+    }
+
+    /// Child `i` of an array (or of an object or intmap, in insertion order), or row /
+    /// element `i` of a typed array.
+    pub fn at(&self, i: usize) -> Result<Node<'a>> {
+        match self.tag {
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => {
+                let c = self.container()?;
+                if i >= c.count {
+                    return Err(Error::not_found(format!("index {i} out of range for length {}", c.count)).at(self.payload));
+                }
+                self.child(&c, i)
+            }
+            tag::TYPED => self.typed_at(i),
+            _ => Err(Error::wrong_type("an array", self.kind())),
+        }
+    }
+
+    fn typed_at(&self, i: usize) -> Result<Node<'a>> {
+        let h = self.typed_header()?;
+        let dim = h.shape[self.level] as usize;
+        if i >= dim {
+            return Err(Error::not_found(format!("index {i} out of range for length {dim}")).at(self.payload));
+        }
+        let stride = h.stride(self.level);
+        if self.level + 1 < h.rank {
+            return Ok(Node { level: self.level + 1, start: self.start + i * stride, ..*self });
+        }
+        let view = TypedRef { buf: self.buf, header: h, level: self.level, start: self.start };
+        Ok(match view.element(i) {
+            Value::Bool(b) => self.with(if b { tag::TRUE } else { tag::FALSE }, 0),
+            Value::Int(v) => self.with(tag::INT, v as u64),
+            Value::UInt(v) => self.with(tag::UINT, v),
+            Value::F32(v) => self.with(tag::F32, v.to_bits() as u64),
+            Value::F64(v) => self.with(tag::F64, v.to_bits()),
+            _ => unreachable!("typed elements are scalars"),
+        })
+    }
+
+    /// Resolves a JSON Pointer (RFC 6901) relative to this node.
+    pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
+        if pointer.is_empty() {
+            return Ok(*self);
+        }
+        let Some(rest) = pointer.strip_prefix('/') else {
+            return Err(Error::new(Category::NotFound, "a JSON Pointer must be empty or start with '/'").with_path(pointer));
+        };
+        let mut node = *self;
+        for token in rest.split('/') {
+            node = node.step(token).map_err(|e| e.with_path(pointer))?;
+        }
+        Ok(node)
+    }
+
+    fn step(&self, token: &str) -> Result<Node<'a>> {
+        let unescaped;
+        let token = if token.contains('~') {
+            unescaped = unescape_token(token)?;
+            unescaped.as_str()
+        } else {
+            token
+        };
+        match self.tag {
+            tag::OBJECT => self.get(token),
+            tag::INTMAP => {
+                let key = token.parse::<i64>().map_err(|_| Error::not_found(format!("\"{token}\" is not an integer key")))?;
+                self.get_int(key)
+            }
+            tag::ARRAY | tag::TYPED => {
+                let valid = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
+                let i = token.parse::<usize>().ok().filter(|_| valid)
+                    .ok_or_else(|| Error::not_found(format!("\"{token}\" is not an array index")))?;
+                self.at(i)
+            }
+            _ => Err(Error::not_found(format!("cannot step into {} with \"{token}\"", self.kind()))),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.tag == tag::NULL
+    }
+
+    pub fn as_bool(&self) -> Result<bool> {
+        match self.tag {
+            tag::TRUE => Ok(true),
+            tag::FALSE => Ok(false),
+            _ => Err(Error::wrong_type("a bool", self.kind())),
+        }
+    }
+
+    pub fn as_i64(&self) -> Result<i64> {
+        match self.tag {
+            tag::INT => Ok(self.payload as i64),
+            tag::UINT if self.payload <= i64::MAX as u64 => Ok(self.payload as i64),
+            _ => Err(Error::wrong_type("an integer in i64", self.kind())),
+        }
+    }
+
+    pub fn as_u64(&self) -> Result<u64> {
+        match self.tag {
+            tag::INT if (self.payload as i64) >= 0 => Ok(self.payload),
+            tag::UINT => Ok(self.payload),
+            _ => Err(Error::wrong_type("an integer in u64", self.kind())),
+        }
+    }
+
+    /// A float; f32 widens, and integers convert when exactly representable.
+    pub fn as_f64(&self) -> Result<f64> {
+        match self.tag {
+            tag::F64 => Ok(f64::from_bits(self.payload)),
+            tag::F32 => Ok(f32::from_bits(self.payload as u32) as f64),
+            tag::INT if (self.payload as i64).unsigned_abs() <= 1 << 53 => Ok(self.payload as i64 as f64),
+            tag::UINT if self.payload <= 1 << 53 => Ok(self.payload as f64),
+            _ => Err(Error::wrong_type("a number representable as f64", self.kind())),
+        }
+    }
+
+    pub fn as_f32(&self) -> Result<f32> {
+        match self.tag {
+            tag::F32 => Ok(f32::from_bits(self.payload as u32)),
+            _ => Err(Error::wrong_type("an f32", self.kind())),
+        }
+    }
+
+    fn data_block(&self, expected_tag: u8, what: &'static str) -> Result<&'a [u8]> {
+        if self.tag != expected_tag {
+            return Err(Error::wrong_type(what, self.kind()));
+        }
+        let pos = usize::try_from(self.payload).ok().filter(|&p| p >= HEADER_LEN && p < self.buf.len())
+            .ok_or_else(|| Error::malformed(self.payload, "data block offset outside the document"))?;
+        let (len, at) = read_varint(self.buf, pos)?;
+        let end = usize::try_from(len).ok().and_then(|l| at.checked_add(l)).filter(|&e| e <= self.buf.len())
+            .ok_or_else(|| Error::malformed(self.payload, format!("block of {len} bytes runs past the end of the document")))?;
+        Ok(&self.buf[at..end])
+    }
+
+    /// A string, borrowed from the document.
+    pub fn as_str(&self) -> Result<&'a str> {
+        let bytes = self.data_block(tag::STRING, "a string")?;
+        std::str::from_utf8(bytes).map_err(|e| Error::malformed(self.payload, format!("string is not valid UTF-8 ({e})")))
+    }
+
+    /// A bytes value, borrowed from the document.
+    pub fn as_bytes(&self) -> Result<&'a [u8]> {
+        self.data_block(tag::BYTES, "bytes")
+    }
+
+    /// A big integer's decimal digits, borrowed from the document.
+    pub fn as_bignum(&self) -> Result<&'a str> {
+        let bytes = self.data_block(tag::BIGNUM, "a bignum")?;
+        let valid = crate::validate::is_bignum_text(bytes);
+        std::str::from_utf8(bytes).ok().filter(|_| valid).ok_or_else(|| Error::malformed(self.payload, "bignum is not decimal digits"))
+    }
+
+    /// A typed array (or a row of one) as a borrowed view.
+    pub fn typed(&self) -> Result<TypedRef<'a>> {
+        if self.tag != tag::TYPED {
+            return Err(Error::wrong_type("a typed array", self.kind()));
+        }
+        Ok(TypedRef { buf: self.buf, header: self.typed_header()?, level: self.level, start: self.start })
+    }
+
+    /// A typed array's elements as a Rust slice, without copying.
+    pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
+        self.typed()?.as_slice()
+    }
+
+    /// The children of an array, or the values of an object or intmap, in order.
+    pub fn iter(&self) -> Result<Children<'a>> {
+        match self.tag {
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => Ok(Children { node: *self, container: Some(self.container()?), typed_len: 0, next: 0 }),
+            tag::TYPED => Ok(Children { node: *self, container: None, typed_len: self.len()?, next: 0 }),
+            _ => Err(Error::wrong_type("an array", self.kind())),
+        }
+    }
+
+    /// The (key, value) pairs of an object, in insertion order.
+    pub fn entries(&self) -> Result<Entries<'a>> {
+        if self.tag != tag::OBJECT {
+            return Err(Error::wrong_type("an object", self.kind()));
+        }
+        Ok(Entries { node: *self, container: self.container()?, next: 0 })
+    }
+
+    /// The (key, value) pairs of an intmap, in insertion order.
+    pub fn int_entries(&self) -> Result<IntEntries<'a>> {
+        if self.tag != tag::INTMAP {
+            return Err(Error::wrong_type("an intmap", self.kind()));
+        }
+        Ok(IntEntries { node: *self, container: self.container()?, next: 0 })
+    }
+
+    /// Decodes this value and everything under it.
+    pub fn to_value(&self) -> Result<Value> {
+        crate::decode::node_to_value(self, crate::layout::DEFAULT_MAX_DEPTH)
+    }
+
+    pub(crate) fn key_str(&self, id: u64) -> Result<&'a str> {
+        self.dict.key_str(self.buf, id)
+    }
+}
+
+fn unescape_token(token: &str) -> Result<String> {
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        if c != '~' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('0') => out.push('~'),
+            Some('1') => out.push('/'),
+            _ => return Err(Error::not_found(format!("invalid escape in JSON Pointer token \"{token}\""))),
+        }
+    }
+    Ok(out)
+}
+
+/// Iterator over the children of a container or the rows of a typed array.
+pub struct Children<'a> {
+    node: Node<'a>,
+    container: Option<Container<'a>>,
+    typed_len: usize,
+    next: usize,
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = Result<Node<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let i = self.next;
+        let len = self.container.as_ref().map_or(self.typed_len, |c| c.count);
+        if i >= len {
+            return None;
+        }
+        self.next += 1;
+        Some(match &self.container {
+            Some(c) => self.node.child(c, i),
+            None => self.node.typed_at(i),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = self.container.as_ref().map_or(self.typed_len, |c| c.count);
+        (len - self.next, Some(len - self.next))
+    }
+}
+
+/// Iterator over an object's (key, value) pairs.
+pub struct Entries<'a> {
+    node: Node<'a>,
+    container: Container<'a>,
+    next: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Result<(&'a str, Node<'a>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.container.count {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        Some(self.node.key_str(self.container.key(i)).and_then(|k| Ok((k, self.node.child(&self.container, i)?))))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.container.count - self.next;
+        (left, Some(left))
+    }
+}
+
+/// Iterator over an intmap's (key, value) pairs.
+pub struct IntEntries<'a> {
+    node: Node<'a>,
+    container: Container<'a>,
+    next: usize,
+}
+
+impl<'a> Iterator for IntEntries<'a> {
+    type Item = Result<(i64, Node<'a>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.container.count {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        Some(self.node.child(&self.container, i).map(|n| (self.container.key(i) as i64, n)))
+    }
+}

@@ -1,0 +1,390 @@
+//! serde `Serializer` into the builder: `to_vec` / `to_writer` for any `Serialize` type.
+//!
+//! Mapping: structs and string-keyed maps are objects, integer-keyed maps are intmaps,
+//! sequences and tuples are arrays — typed arrays when every element has one numeric
+//! type (`Vec<f64>`, `Vec<[f32; 3]>`) — options are null or the value, enums are
+//! externally tagged (`"Unit"` or `{"Variant": value}`), as in serde_json.
+
+use serde::ser::{self, Serialize};
+
+use crate::build::{Builder, FrameKind, Item, NumTy};
+use crate::error::{Category, Error, Result};
+use crate::layout::ElementType;
+
+/// Serializes one value into the builder under `key`.
+pub(crate) struct ValueSerializer<'b> {
+    pub b: &'b mut Builder,
+    pub key: u64,
+}
+
+impl<'b> ValueSerializer<'b> {
+    fn num(self, t: ElementType, bits: u64) -> Result<()> {
+        self.b.push(self.key, Item::Num(NumTy::Exact(t), bits))
+    }
+
+    fn variant_object(self, variant: &str) -> Result<(u64, &'b mut Builder)> {
+        self.b.open(FrameKind::Object)?;
+        let id = self.b.key_id(variant);
+        Ok((id, self.b))
+    }
+}
+
+pub(crate) struct Compound<'b> {
+    b: &'b mut Builder,
+    /// Key of this value in its parent.
+    key: u64,
+    /// Enum variants: the content closes under this key id inside a one-key object.
+    variant: Option<u64>,
+    /// Maps: the key of the next value.
+    next_key: Option<u64>,
+    /// Maps open their container at the first key, when its kind is known.
+    opened: bool,
+    intmap: bool,
+}
+
+impl<'b> Compound<'b> {
+    fn new(b: &'b mut Builder, key: u64, variant: Option<u64>, opened: bool) -> Compound<'b> {
+        Compound { b, key, variant, next_key: None, opened, intmap: false }
+    }
+
+    fn end_all(self) -> Result<()> {
+        if !self.opened {
+            self.b.open(FrameKind::Object)?;
+        }
+        match self.variant {
+            Some(id) => {
+                self.b.close(id)?;
+                self.b.close(self.key)
+            }
+            None => self.b.close(self.key),
+        }
+    }
+}
+
+impl<'b> ser::Serializer for ValueSerializer<'b> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'b>;
+    type SerializeTuple = Compound<'b>;
+    type SerializeTupleStruct = Compound<'b>;
+    type SerializeTupleVariant = Compound<'b>;
+    type SerializeMap = Compound<'b>;
+    type SerializeStruct = Compound<'b>;
+    type SerializeStructVariant = Compound<'b>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.num(ElementType::Bool, v as u64)
+    }
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.num(ElementType::I8, v as i64 as u64)
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.num(ElementType::I16, v as i64 as u64)
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.num(ElementType::I32, v as i64 as u64)
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.num(ElementType::I64, v as u64)
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.num(ElementType::U8, v as u64)
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.num(ElementType::U16, v as u64)
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.num(ElementType::U32, v as u64)
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.num(ElementType::U64, v)
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(x), _) => self.serialize_i64(x),
+            (_, Ok(x)) => self.serialize_u64(x),
+            _ => self.b.push_bignum(self.key, v.to_string().as_bytes()),
+        }
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        match u64::try_from(v) {
+            Ok(x) => self.serialize_u64(x),
+            _ => self.b.push_bignum(self.key, v.to_string().as_bytes()),
+        }
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.num(ElementType::F32, v.to_bits() as u64)
+    }
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.num(ElementType::F64, v.to_bits())
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.b.push_str(self.key, v.as_bytes())
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        self.b.push_bytes(self.key, v)
+    }
+    fn serialize_none(self) -> Result<()> {
+        self.b.push(self.key, Item::Null)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        self.b.push(self.key, Item::Null)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, variant: &'static str, value: &T) -> Result<()> {
+        let key = self.key;
+        let (id, b) = self.variant_object(variant)?;
+        value.serialize(ValueSerializer { b: &mut *b, key: id })?;
+        b.close(key)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'b>> {
+        self.b.open(FrameKind::Array)?;
+        Ok(Compound::new(self.b, self.key, None, true))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'b>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Compound<'b>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(self, _: &'static str, _: u32, variant: &'static str, _: usize) -> Result<Compound<'b>> {
+        let key = self.key;
+        let (id, b) = self.variant_object(variant)?;
+        b.open(FrameKind::Array)?;
+        Ok(Compound::new(b, key, Some(id), true))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound<'b>> {
+        Ok(Compound::new(self.b, self.key, None, false))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'b>> {
+        self.b.open(FrameKind::Object)?;
+        Ok(Compound::new(self.b, self.key, None, true))
+    }
+    fn serialize_struct_variant(self, _: &'static str, _: u32, variant: &'static str, _: usize) -> Result<Compound<'b>> {
+        let key = self.key;
+        let (id, b) = self.variant_object(variant)?;
+        b.open(FrameKind::Object)?;
+        Ok(Compound::new(b, key, Some(id), true))
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(ValueSerializer { b: &mut *self.b, key: 0 })
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        let k = key.serialize(KeySerializer)?;
+        let kind = match k {
+            MapKey::Str(_) => FrameKind::Object,
+            MapKey::Int(_) => FrameKind::IntMap,
+        };
+        if !self.opened {
+            self.b.open(kind)?;
+            self.opened = true;
+            self.intmap = kind == FrameKind::IntMap;
+        } else if (kind == FrameKind::IntMap) != self.intmap {
+            return Err(Error::new(Category::Custom, "a map mixes string and integer keys"));
+        }
+        self.next_key = Some(match k {
+            MapKey::Str(s) => self.b.key_id(&s),
+            MapKey::Int(i) => i as u64,
+        });
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        let key = self.next_key.take().ok_or_else(|| Error::new(Category::Custom, "serialize_value before serialize_key"))?;
+        value.serialize(ValueSerializer { b: &mut *self.b, key })
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        let id = self.b.key_id(key);
+        value.serialize(ValueSerializer { b: &mut *self.b, key: id })
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+impl ser::SerializeStructVariant for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<()> {
+        self.end_all()
+    }
+}
+
+enum MapKey {
+    Str(String),
+    Int(i64),
+}
+
+/// Serializes a map key: strings (and chars) make objects, integers make intmaps.
+struct KeySerializer;
+
+fn key_error() -> Error {
+    Error::new(Category::Custom, "map keys must be strings or integers in i64")
+}
+
+impl ser::Serializer for KeySerializer {
+    type Ok = MapKey;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<MapKey, Error>;
+    type SerializeTuple = ser::Impossible<MapKey, Error>;
+    type SerializeTupleStruct = ser::Impossible<MapKey, Error>;
+    type SerializeTupleVariant = ser::Impossible<MapKey, Error>;
+    type SerializeMap = ser::Impossible<MapKey, Error>;
+    type SerializeStruct = ser::Impossible<MapKey, Error>;
+    type SerializeStructVariant = ser::Impossible<MapKey, Error>;
+
+    fn serialize_bool(self, _: bool) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_i8(self, v: i8) -> Result<MapKey> {
+        Ok(MapKey::Int(v as i64))
+    }
+    fn serialize_i16(self, v: i16) -> Result<MapKey> {
+        Ok(MapKey::Int(v as i64))
+    }
+    fn serialize_i32(self, v: i32) -> Result<MapKey> {
+        Ok(MapKey::Int(v as i64))
+    }
+    fn serialize_i64(self, v: i64) -> Result<MapKey> {
+        Ok(MapKey::Int(v))
+    }
+    fn serialize_u8(self, v: u8) -> Result<MapKey> {
+        Ok(MapKey::Int(v as i64))
+    }
+    fn serialize_u16(self, v: u16) -> Result<MapKey> {
+        Ok(MapKey::Int(v as i64))
+    }
+    fn serialize_u32(self, v: u32) -> Result<MapKey> {
+        Ok(MapKey::Int(v as i64))
+    }
+    fn serialize_u64(self, v: u64) -> Result<MapKey> {
+        i64::try_from(v).map(MapKey::Int).map_err(|_| key_error())
+    }
+    fn serialize_f32(self, _: f32) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_f64(self, _: f64) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_char(self, v: char) -> Result<MapKey> {
+        Ok(MapKey::Str(v.to_string()))
+    }
+    fn serialize_str(self, v: &str) -> Result<MapKey> {
+        Ok(MapKey::Str(v.to_owned()))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_none(self) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_unit(self) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<MapKey> {
+        Ok(MapKey::Str(variant.to_owned()))
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<MapKey> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Result<MapKey> {
+        Err(key_error())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(key_error())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+        Err(key_error())
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct> {
+        Err(key_error())
+    }
+    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeTupleVariant> {
+        Err(key_error())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(key_error())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(key_error())
+    }
+    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeStructVariant> {
+        Err(key_error())
+    }
+}

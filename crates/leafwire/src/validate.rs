@@ -1,0 +1,245 @@
+//! Deep validation: every rule of spec §9, each failure with its byte offset.
+
+use rustc_hash::FxHashSet;
+
+use crate::error::{Error, Result};
+use crate::layout::{self, read_u32, read_varint, tag, ElementType, HEADER_LEN};
+use crate::read::container::{Container, Dict};
+use crate::read::typed::TypedHeader;
+use crate::read::{Document, Node};
+use crate::value::is_exact_integer;
+
+/// Options of `validate_with`.
+#[derive(Debug, Clone, Copy)]
+pub struct ValidateOptions {
+    /// Deepest nesting accepted (`Category::DepthLimit` beyond).
+    pub max_depth: usize,
+}
+
+impl Default for ValidateOptions {
+    fn default() -> Self {
+        ValidateOptions { max_depth: layout::DEFAULT_MAX_DEPTH }
+    }
+}
+
+/// What a successful validation counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub containers: u64,
+    pub scalars: u64,
+    pub strings: u64,
+    pub typed_arrays: u64,
+    pub keys: u64,
+    /// Bytes inside blocks reachable from the root (header and padding excluded).
+    pub reachable_bytes: u64,
+    pub max_depth: usize,
+}
+
+/// Validates a whole document with the default options.
+pub fn validate(bytes: &[u8]) -> Result<Stats> {
+    validate_with(bytes, &ValidateOptions::default())
+}
+
+pub fn validate_with(bytes: &[u8], options: &ValidateOptions) -> Result<Stats> {
+    let doc = Document::open(bytes)?;
+    let buf = doc.as_bytes();
+    let dict = Dict::parse(buf, doc.record().dictionary)?;
+    let mut v = Validator { buf, dict, options: *options, stats: Stats::default(), visited: FxHashSet::default(), ranges: Vec::new(), scratch: Vec::new() };
+    if doc.record().dictionary != 0 {
+        v.dictionary(doc.record().dictionary as usize)?;
+    }
+    v.value(&doc.root(), 0)?;
+    v.check_overlaps()?;
+    Ok(v.stats)
+}
+
+struct Validator<'a> {
+    buf: &'a [u8],
+    dict: Dict,
+    options: ValidateOptions,
+    stats: Stats,
+    visited: FxHashSet<u64>,
+    /// (start, end) of every block, to prove they do not overlap.
+    ranges: Vec<(u64, u64)>,
+    scratch: Vec<u64>,
+}
+
+impl<'a> Validator<'a> {
+    fn dictionary(&mut self, pos: usize) -> Result<()> {
+        let count = self.dict.count() as u64;
+        let capacity = read_u32(self.buf, pos + 4).unwrap() as usize;
+        let bytes_len = read_u32(self.buf, pos + 8).unwrap() as usize;
+        let mut keys: Vec<&[u8]> = Vec::with_capacity(count as usize);
+        let mut previous_end = 0;
+        for id in 0..count {
+            let start = read_u32(self.buf, pos + 16 + 4 * id as usize).unwrap() as usize;
+            if start != previous_end && id > 0 && start < previous_end {
+                return Err(Error::malformed(pos as u64, format!("dictionary offsets decrease at key {id}")));
+            }
+            self.dict.key_str(self.buf, id)?;
+            let key = self.dict.key(self.buf, id)?;
+            previous_end = start + key.len();
+            keys.push(key);
+        }
+        keys.sort_unstable();
+        if keys.windows(2).any(|w| w[0] == w[1]) {
+            return Err(Error::malformed(pos as u64, "the dictionary holds a key twice"));
+        }
+        self.stats.keys = count;
+        self.ranges.push((pos as u64, (pos + 16 + 4 * (capacity + 1) + bytes_len) as u64));
+        Ok(())
+    }
+
+    fn value(&mut self, node: &Node<'a>, depth: usize) -> Result<()> {
+        self.stats.max_depth = self.stats.max_depth.max(depth);
+        let offset = node.offset();
+        match node.kind() {
+            crate::Kind::String => {
+                node.as_str()?;
+                self.stats.strings += 1;
+                self.data_range(offset)
+            }
+            crate::Kind::Bytes => {
+                node.as_bytes()?;
+                self.data_range(offset)
+            }
+            crate::Kind::BigNum => {
+                let digits = node.as_bignum()?;
+                let in_range = digits.parse::<i64>().is_ok() || digits.parse::<u64>().is_ok();
+                if in_range {
+                    return Err(Error::malformed(offset, format!("bignum {digits} fits in 64 bits; it must be an int or uint")));
+                }
+                self.data_range(offset)
+            }
+            crate::Kind::TypedArray => self.typed(offset),
+            crate::Kind::Array | crate::Kind::Object | crate::Kind::IntMap => {
+                if depth >= self.options.max_depth {
+                    return Err(Error::depth_limit(self.options.max_depth).at(offset));
+                }
+                if !self.visited.insert(offset) {
+                    return Err(Error::malformed(offset, "block reachable twice (a cycle or a shared subtree)"));
+                }
+                let c = node.container()?;
+                self.container(node, &c, depth)
+            }
+            _ => {
+                self.stats.scalars += 1;
+                Ok(())
+            }
+        }
+    }
+
+    fn container(&mut self, node: &Node<'a>, c: &Container<'a>, depth: usize) -> Result<()> {
+        self.stats.containers += 1;
+        let pos = c.pos as u64;
+        let end = if c.index.is_empty() { c.slots.as_ptr() as usize + c.slots.len() } else { c.index.as_ptr() as usize + c.index.len() };
+        self.ranges.push((pos, (end - self.buf.as_ptr() as usize) as u64));
+        let spare_is_zero = c.tags[c.count..].iter().all(|&b| b == 0)
+            && c.keys[c.count * c.key_width..].iter().all(|&b| b == 0)
+            && c.slots[c.count * c.width..].iter().all(|&b| b == 0);
+        if !spare_is_zero {
+            return Err(Error::malformed(pos, "spare capacity of a container is not zero"));
+        }
+        if c.tag != tag::ARRAY {
+            self.keys(c)?;
+        }
+        if !c.index.is_empty() {
+            self.index(c)?;
+        }
+        for i in 0..c.count {
+            let (t, payload) = c.child(i)?;
+            let child = node.at(i)?;
+            if tag::is_pointer(t) && payload < HEADER_LEN as u64 {
+                return Err(Error::malformed(pos, format!("child {i} points into the header")));
+            }
+            if t == tag::UINT && payload <= i64::MAX as u64 {
+                return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));
+            }
+            self.value(&child, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    fn keys(&mut self, c: &Container<'a>) -> Result<()> {
+        self.scratch.clear();
+        for i in 0..c.count {
+            let key = c.key(i);
+            if c.tag == tag::OBJECT {
+                self.dict.key(self.buf, key).map_err(|e| e.at(c.pos as u64))?;
+            }
+            self.scratch.push(key);
+        }
+        self.scratch.sort_unstable();
+        if self.scratch.windows(2).any(|w| w[0] == w[1]) {
+            return Err(Error::malformed(c.pos as u64, "a container has the same key twice"));
+        }
+        Ok(())
+    }
+
+    fn index(&mut self, c: &Container<'a>) -> Result<()> {
+        let table = c.index.len() / c.index_entry;
+        let entry = |b: usize| layout::read_uint(c.index, c.index_entry, b) as usize;
+        let used = (0..table).filter(|&b| entry(b) != 0).count();
+        if used != c.count || (0..table).any(|b| entry(b) > c.count) {
+            return Err(Error::malformed(c.pos as u64, format!("hash index holds {used} entries for {} children", c.count)));
+        }
+        for i in 0..c.count {
+            let hash = if c.tag == tag::OBJECT { layout::fnv1a64(self.dict.key(self.buf, c.key(i))?) } else { c.key(i) };
+            let mut bucket = layout::home_bucket(hash, table);
+            loop {
+                match entry(bucket) {
+                    0 => return Err(Error::malformed(c.pos as u64, format!("hash index cannot reach child {i}"))),
+                    e if e == i + 1 => break,
+                    _ => bucket = (bucket + 1) & (table - 1),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn data_range(&mut self, offset: u64) -> Result<()> {
+        let (len, at) = read_varint(self.buf, offset as usize)?;
+        self.ranges.push((offset, at as u64 + len));
+        Ok(())
+    }
+
+    fn typed(&mut self, offset: u64) -> Result<()> {
+        self.stats.typed_arrays += 1;
+        let h = TypedHeader::parse(self.buf, offset)?;
+        let size = h.element.size();
+        let data = &self.buf[h.data_pos..h.data_pos + h.count * size];
+        if h.element == ElementType::Bool && data.iter().any(|&b| b > 1) {
+            return Err(Error::malformed(offset, "a bool typed array holds a byte other than 0 or 1"));
+        }
+        let mut end = h.data_pos + h.count * size;
+        if let Some(mask_pos) = h.mask_pos {
+            for i in 0..h.count {
+                let masked = self.buf[mask_pos + i / 8] >> (i % 8) & 1 == 1;
+                let v = f64::from_le_bytes(data[i * 8..i * 8 + 8].try_into().unwrap());
+                if masked && !is_exact_integer(v) {
+                    return Err(Error::malformed(offset, format!("masked element {i} ({v}) is not an exact integer")));
+                }
+            }
+            end = mask_pos + h.count.div_ceil(8);
+        }
+        self.ranges.push((offset, end as u64));
+        Ok(())
+    }
+
+    fn check_overlaps(&mut self) -> Result<()> {
+        self.ranges.sort_unstable();
+        for w in self.ranges.windows(2) {
+            if w[1].0 < w[0].1 {
+                return Err(Error::malformed(w[1].0, format!("block overlaps the block at {}..{}", w[0].0, w[0].1)));
+            }
+        }
+        self.stats.reachable_bytes = self.ranges.iter().map(|(s, e)| e - s).sum();
+        Ok(())
+    }
+}
+
+/// Whether `text` is an optional `-` and decimal digits without a leading zero.
+pub(crate) fn is_bignum_text(text: &[u8]) -> bool {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && (digits[0] != b'0' || digits.len() == 1)
+}

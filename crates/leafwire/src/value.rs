@@ -1,0 +1,330 @@
+//! The dynamic value: every Leafwire value as an owned Rust tree.
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use rustc_hash::FxBuildHasher;
+
+use crate::layout::ElementType;
+
+/// An object: string keys in insertion order.
+pub type Map = IndexMap<String, Value, FxBuildHasher>;
+/// An integer-keyed map, in insertion order.
+pub type IntMap = IndexMap<i64, Value, FxBuildHasher>;
+
+/// The type of a value, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Null,
+    Bool,
+    Int,
+    UInt,
+    F64,
+    F32,
+    String,
+    Bytes,
+    BigNum,
+    Array,
+    Object,
+    IntMap,
+    TypedArray,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Kind::Null => "null",
+            Kind::Bool => "bool",
+            Kind::Int => "int",
+            Kind::UInt => "uint",
+            Kind::F64 => "f64",
+            Kind::F32 => "f32",
+            Kind::String => "string",
+            Kind::Bytes => "bytes",
+            Kind::BigNum => "bignum",
+            Kind::Array => "array",
+            Kind::Object => "object",
+            Kind::IntMap => "intmap",
+            Kind::TypedArray => "typed array",
+        };
+        f.write_str(name)
+    }
+}
+
+/// Any Leafwire value.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Only for values above `i64::MAX`; smaller ones are `Int`.
+    UInt(u64),
+    F64(f64),
+    F32(f32),
+    String(String),
+    Bytes(Vec<u8>),
+    /// An integer outside the 64-bit range, as decimal text (`-` and digits).
+    BigNum(String),
+    Array(Vec<Value>),
+    Object(Map),
+    IntMap(IntMap),
+    Typed(TypedArray),
+}
+
+impl Value {
+    pub fn kind(&self) -> Kind {
+        match self {
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Bool,
+            Value::Int(_) => Kind::Int,
+            Value::UInt(_) => Kind::UInt,
+            Value::F64(_) => Kind::F64,
+            Value::F32(_) => Kind::F32,
+            Value::String(_) => Kind::String,
+            Value::Bytes(_) => Kind::Bytes,
+            Value::BigNum(_) => Kind::BigNum,
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
+            Value::IntMap(_) => Kind::IntMap,
+            Value::Typed(_) => Kind::TypedArray,
+        }
+    }
+
+    /// An unsigned integer, stored as `Int` when it fits (the canonical form).
+    pub fn from_u64(v: u64) -> Value {
+        if v <= i64::MAX as u64 {
+            Value::Int(v as i64)
+        } else {
+            Value::UInt(v)
+        }
+    }
+}
+
+/// A homogeneous N-dimensional array of numbers, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypedArray {
+    shape: Vec<usize>,
+    data: TypedData,
+    /// For f64 data only: which elements are integers (spec §5.2).
+    int_mask: Option<Vec<bool>>,
+}
+
+/// The elements of a typed array.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypedData {
+    Bool(Vec<bool>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// Applies `$body` to the vector inside a `TypedData`, whatever its element type.
+macro_rules! with_typed_data {
+    ($data:expr, $v:ident => $body:expr) => {
+        match $data {
+            TypedData::Bool($v) => $body,
+            TypedData::I8($v) => $body,
+            TypedData::I16($v) => $body,
+            TypedData::I32($v) => $body,
+            TypedData::I64($v) => $body,
+            TypedData::U8($v) => $body,
+            TypedData::U16($v) => $body,
+            TypedData::U32($v) => $body,
+            TypedData::U64($v) => $body,
+            TypedData::F32($v) => $body,
+            TypedData::F64($v) => $body,
+        }
+    };
+}
+pub(crate) use with_typed_data;
+
+impl TypedData {
+    pub fn len(&self) -> usize {
+        with_typed_data!(self, v => v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn element_type(&self) -> ElementType {
+        match self {
+            TypedData::Bool(_) => ElementType::Bool,
+            TypedData::I8(_) => ElementType::I8,
+            TypedData::I16(_) => ElementType::I16,
+            TypedData::I32(_) => ElementType::I32,
+            TypedData::I64(_) => ElementType::I64,
+            TypedData::U8(_) => ElementType::U8,
+            TypedData::U16(_) => ElementType::U16,
+            TypedData::U32(_) => ElementType::U32,
+            TypedData::U64(_) => ElementType::U64,
+            TypedData::F32(_) => ElementType::F32,
+            TypedData::F64(_) => ElementType::F64,
+        }
+    }
+
+    /// Element `i` as a scalar value (masking is the caller's business).
+    pub fn element(&self, i: usize) -> Value {
+        match self {
+            TypedData::Bool(v) => Value::Bool(v[i]),
+            TypedData::I8(v) => Value::Int(v[i] as i64),
+            TypedData::I16(v) => Value::Int(v[i] as i64),
+            TypedData::I32(v) => Value::Int(v[i] as i64),
+            TypedData::I64(v) => Value::Int(v[i]),
+            TypedData::U8(v) => Value::Int(v[i] as i64),
+            TypedData::U16(v) => Value::Int(v[i] as i64),
+            TypedData::U32(v) => Value::Int(v[i] as i64),
+            TypedData::U64(v) => Value::from_u64(v[i]),
+            TypedData::F32(v) => Value::F32(v[i]),
+            TypedData::F64(v) => Value::F64(v[i]),
+        }
+    }
+}
+
+impl TypedArray {
+    /// A one-dimensional typed array.
+    pub fn new(data: TypedData) -> TypedArray {
+        TypedArray { shape: vec![data.len()], data, int_mask: None }
+    }
+
+    /// An N-dimensional typed array; the product of `shape` must equal the element count.
+    pub fn with_shape(data: TypedData, shape: Vec<usize>) -> crate::Result<TypedArray> {
+        let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+        if shape.is_empty() || shape.len() > crate::layout::MAX_RANK || count != Some(data.len()) {
+            return Err(crate::Error::new(
+                crate::Category::LimitExceeded,
+                format!("shape {shape:?} does not fit {} elements (rank 1..=32)", data.len()),
+            ));
+        }
+        Ok(TypedArray { shape, data, int_mask: None })
+    }
+
+    /// An f64 array whose masked elements are integers (spec §5.2). Each masked element
+    /// must be integral with magnitude at most 2^53.
+    pub fn with_int_mask(data: Vec<f64>, shape: Vec<usize>, mask: Vec<bool>) -> crate::Result<TypedArray> {
+        let valid = mask.len() == data.len()
+            && data.iter().zip(&mask).all(|(v, &m)| !m || is_exact_integer(*v));
+        if !valid {
+            return Err(crate::Error::new(
+                crate::Category::LimitExceeded,
+                "integer mask must have one flag per element, set only on integral values within ±2^53",
+            ));
+        }
+        let mut array = TypedArray::with_shape(TypedData::F64(data), shape)?;
+        array.int_mask = mask.iter().any(|&m| m).then_some(mask);
+        Ok(array)
+    }
+
+    pub(crate) fn from_parts(shape: Vec<usize>, data: TypedData, int_mask: Option<Vec<bool>>) -> TypedArray {
+        TypedArray { shape, data, int_mask }
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    pub fn data(&self) -> &TypedData {
+        &self.data
+    }
+
+    pub fn into_data(self) -> TypedData {
+        self.data
+    }
+
+    pub fn int_mask(&self) -> Option<&[bool]> {
+        self.int_mask.as_deref()
+    }
+
+    pub fn element_type(&self) -> ElementType {
+        self.data.element_type()
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Element `i` (flat, row-major) as a scalar value, honoring the integer mask.
+    pub fn element(&self, i: usize) -> Value {
+        match (&self.data, &self.int_mask) {
+            (TypedData::F64(v), Some(mask)) if mask[i] => Value::Int(v[i] as i64),
+            (data, _) => data.element(i),
+        }
+    }
+
+    /// The array as nested generic arrays of scalars, as JSON would see it.
+    pub fn to_nested(&self) -> Value {
+        fn build(array: &TypedArray, axis: usize, start: usize) -> Value {
+            let dim = array.shape[axis];
+            if axis + 1 == array.shape.len() {
+                return Value::Array((start..start + dim).map(|i| array.element(i)).collect());
+            }
+            let stride: usize = array.shape[axis + 1..].iter().product();
+            Value::Array((0..dim).map(|r| build(array, axis + 1, start + r * stride)).collect())
+        }
+        build(self, 0, 0)
+    }
+}
+
+/// Whether `v` is an integer that f64 represents exactly (|v| ≤ 2^53), as a masked
+/// element must be. `-0.0` is not: it is a float with a sign.
+pub(crate) fn is_exact_integer(v: f64) -> bool {
+    v.fract() == 0.0 && v.abs() <= 9_007_199_254_740_992.0 && !(v == 0.0 && v.is_sign_negative())
+}
+
+macro_rules! impl_from_scalar {
+    ($($t:ty => $variant:ident as $conv:ty),* $(,)?) => {
+        $(impl From<$t> for Value {
+            fn from(v: $t) -> Value { Value::$variant(v as $conv) }
+        })*
+    };
+}
+impl_from_scalar!(i8 => Int as i64, i16 => Int as i64, i32 => Int as i64, i64 => Int as i64,
+    u8 => Int as i64, u16 => Int as i64, u32 => Int as i64, f64 => F64 as f64, f32 => F32 as f32);
+
+impl From<u64> for Value {
+    fn from(v: u64) -> Value {
+        Value::from_u64(v)
+    }
+}
+impl From<bool> for Value {
+    fn from(v: bool) -> Value {
+        Value::Bool(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Value {
+        Value::String(v.to_owned())
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Value {
+        Value::String(v)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Value {
+        Value::Array(v)
+    }
+}
+impl From<Map> for Value {
+    fn from(v: Map) -> Value {
+        Value::Object(v)
+    }
+}
+impl From<TypedArray> for Value {
+    fn from(v: TypedArray) -> Value {
+        Value::Typed(v)
+    }
+}
