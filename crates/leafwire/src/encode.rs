@@ -88,7 +88,12 @@ fn plan(b: &Builder) -> Result<Layout> {
     for (rank, &id) in sorted_keys.iter().enumerate() {
         key_rank[id as usize] = rank as u32;
     }
-    let dict_len = if b.dict.is_empty() { 0 } else { 16 + 4 * (b.dict.len() + 1) + b.dict.iter().map(|k| k.len()).sum::<usize>() };
+    let dict_len = if b.dict.is_empty() {
+        0
+    } else {
+        let bytes: usize = b.dict.iter().map(|k| k.len()).sum();
+        align(16 + 4 * (b.dict.len() + 1) + bytes, 4) + 4 * layout::dictionary_table_size(b.dict.len())
+    };
 
     let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len };
     let root = n - 1;
@@ -241,10 +246,11 @@ fn write_dictionary(b: &Builder, layout: &Layout, out: &mut Vec<u8>) {
     }
     let count = b.dict.len() as u32;
     let total: usize = b.dict.iter().map(|k| k.len()).sum();
-    out.extend_from_slice(&count.to_le_bytes());
-    out.extend_from_slice(&count.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&0u32.to_le_bytes());
+    let table_size = layout::dictionary_table_size(b.dict.len());
+    let start = out.len();
+    for field in [count, count, total as u32, table_size as u32] {
+        out.extend_from_slice(&field.to_le_bytes());
+    }
     let mut offset = 0u32;
     for &id in &layout.sorted_keys {
         out.extend_from_slice(&offset.to_le_bytes());
@@ -253,6 +259,18 @@ fn write_dictionary(b: &Builder, layout: &Layout, out: &mut Vec<u8>) {
     out.extend_from_slice(&offset.to_le_bytes());
     for &id in &layout.sorted_keys {
         out.extend_from_slice(b.dict[id as usize].as_bytes());
+    }
+    out.resize(start + align(out.len() - start, 4), 0);
+    let mut table = vec![0u32; table_size];
+    for (rank, &id) in layout.sorted_keys.iter().enumerate() {
+        let mut bucket = layout::home_bucket(layout::key_hash(b.dict[id as usize].as_bytes()), table_size);
+        while table[bucket] != 0 {
+            bucket = (bucket + 1) & (table_size - 1);
+        }
+        table[bucket] = rank as u32 + 1;
+    }
+    for entry in table {
+        out.extend_from_slice(&entry.to_le_bytes());
     }
 }
 
@@ -294,7 +312,7 @@ fn write_index(b: &Builder, p: &Plan, out: &mut Vec<u8>) {
     let (table, entry) = layout::index_geometry(p.len);
     let mut slots = vec![0u32; table];
     for (i, c) in (p.first..p.first + p.len).enumerate() {
-        let h = if p.tag == tag::OBJECT { layout::fnv1a64(b.dict[b.keys[c] as usize].as_bytes()) } else { b.keys[c] };
+        let h = if p.tag == tag::OBJECT { layout::key_hash(b.dict[b.keys[c] as usize].as_bytes()) } else { b.keys[c] };
         let mut bucket = layout::home_bucket(h, table);
         while slots[bucket] != 0 {
             bucket = (bucket + 1) & (table - 1);

@@ -230,15 +230,32 @@ pub fn log2_width(w: usize) -> u8 {
     w.trailing_zeros() as u8
 }
 
-/// FNV-1a, 64-bit: the hash of object keys in the index (spec §4.1).
+/// The key hash of spec §4.2: eight bytes per step.
 #[inline]
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+pub fn key_hash(key: &[u8]) -> u64 {
+    let mut h = (key.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut chunks = key.chunks_exact(8);
+    for chunk in &mut chunks {
+        h = mix(h, u64::from_le_bytes(chunk.try_into().unwrap()));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        h = mix(h, u64::from_le_bytes(last));
     }
     h
+}
+
+#[inline(always)]
+fn mix(h: u64, chunk: u64) -> u64 {
+    let h = (h ^ chunk).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^ (h >> 31)
+}
+
+/// Table size of the key dictionary's hash table for `count` keys (spec §6).
+pub fn dictionary_table_size(count: usize) -> usize {
+    (2 * count).max(2).next_power_of_two()
 }
 
 /// Hash index geometry for a container of capacity `c`: (table size, entry width).

@@ -46,7 +46,7 @@ pub fn validate_with(bytes: &[u8], options: &ValidateOptions) -> Result<Stats> {
     let dict = Dict::parse(buf, doc.record().dictionary)?;
     let mut v = Validator { buf, dict, options: *options, stats: Stats::default(), visited: FxHashSet::default(), ranges: Vec::new(), scratch: Vec::new() };
     if doc.record().dictionary != 0 {
-        v.dictionary(doc.record().dictionary as usize)?;
+        v.dictionary()?;
     }
     v.value(&doc.root(), 0)?;
     v.check_overlaps()?;
@@ -65,28 +65,34 @@ struct Validator<'a> {
 }
 
 impl<'a> Validator<'a> {
-    fn dictionary(&mut self, pos: usize) -> Result<()> {
+    fn dictionary(&mut self) -> Result<()> {
+        let pos = self.dict.pos();
         let count = self.dict.count() as u64;
-        let capacity = read_u32(self.buf, pos + 4).unwrap() as usize;
-        let bytes_len = read_u32(self.buf, pos + 8).unwrap() as usize;
         let mut keys: Vec<&[u8]> = Vec::with_capacity(count as usize);
-        let mut previous_end = 0;
         for id in 0..count {
-            let start = read_u32(self.buf, pos + 16 + 4 * id as usize).unwrap() as usize;
-            if start != previous_end && id > 0 && start < previous_end {
-                return Err(Error::malformed(pos as u64, format!("dictionary offsets decrease at key {id}")));
-            }
             self.dict.key_str(self.buf, id)?;
-            let key = self.dict.key(self.buf, id)?;
-            previous_end = start + key.len();
-            keys.push(key);
+            keys.push(self.dict.key(self.buf, id)?);
         }
-        keys.sort_unstable();
-        if keys.windows(2).any(|w| w[0] == w[1]) {
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
             return Err(Error::malformed(pos as u64, "the dictionary holds a key twice"));
         }
+        let (table_at, table_size) = self.dict.table();
+        if table_size != 0 {
+            let entry = |b: usize| read_u32(self.buf, table_at + 4 * b).unwrap() as u64;
+            let used = (0..table_size).filter(|&b| entry(b) != 0).count() as u64;
+            if used != count || (0..table_size).any(|b| entry(b) > count) {
+                return Err(Error::malformed(table_at as u64, format!("dictionary table holds {used} entries for {count} keys")));
+            }
+            for (id, key) in keys.iter().enumerate() {
+                if self.dict.find(self.buf, key, layout::key_hash(key))? != Some(id as u64) {
+                    return Err(Error::malformed(table_at as u64, format!("dictionary table cannot reach key {id}")));
+                }
+            }
+        }
         self.stats.keys = count;
-        self.ranges.push((pos as u64, (pos + 16 + 4 * (capacity + 1) + bytes_len) as u64));
+        self.ranges.push((pos as u64, self.dict.end() as u64));
         Ok(())
     }
 
@@ -132,18 +138,17 @@ impl<'a> Validator<'a> {
     fn container(&mut self, node: &Node<'a>, c: &Container<'a>, depth: usize) -> Result<()> {
         self.stats.containers += 1;
         let pos = c.pos as u64;
-        let end = if c.index.is_empty() { c.slots.as_ptr() as usize + c.slots.len() } else { c.index.as_ptr() as usize + c.index.len() };
-        self.ranges.push((pos, (end - self.buf.as_ptr() as usize) as u64));
-        let spare_is_zero = c.tags[c.count..].iter().all(|&b| b == 0)
-            && c.keys[c.count * c.key_width..].iter().all(|&b| b == 0)
-            && c.slots[c.count * c.width..].iter().all(|&b| b == 0);
+        self.ranges.push((pos, c.end() as u64));
+        let spare_is_zero = c.tags()[c.count..].iter().all(|&b| b == 0)
+            && c.keys()[c.count * c.key_width as usize..].iter().all(|&b| b == 0)
+            && c.slots()[c.count * c.width as usize..].iter().all(|&b| b == 0);
         if !spare_is_zero {
             return Err(Error::malformed(pos, "spare capacity of a container is not zero"));
         }
         if c.tag != tag::ARRAY {
             self.keys(c)?;
         }
-        if !c.index.is_empty() {
+        if c.has_index() {
             self.index(c)?;
         }
         for i in 0..c.count {
@@ -177,14 +182,15 @@ impl<'a> Validator<'a> {
     }
 
     fn index(&mut self, c: &Container<'a>) -> Result<()> {
-        let table = c.index.len() / c.index_entry;
-        let entry = |b: usize| layout::read_uint(c.index, c.index_entry, b) as usize;
+        let index = c.index();
+        let table = index.len() / c.index_entry as usize;
+        let entry = |b: usize| layout::read_uint(index, c.index_entry as usize, b) as usize;
         let used = (0..table).filter(|&b| entry(b) != 0).count();
         if used != c.count || (0..table).any(|b| entry(b) > c.count) {
             return Err(Error::malformed(c.pos as u64, format!("hash index holds {used} entries for {} children", c.count)));
         }
         for i in 0..c.count {
-            let hash = if c.tag == tag::OBJECT { layout::fnv1a64(self.dict.key(self.buf, c.key(i))?) } else { c.key(i) };
+            let hash = if c.tag == tag::OBJECT { layout::key_hash(self.dict.key(self.buf, c.key(i))?) } else { c.key(i) };
             let mut bucket = layout::home_bucket(hash, table);
             loop {
                 match entry(bucket) {

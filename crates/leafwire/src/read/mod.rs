@@ -8,6 +8,7 @@
 
 pub(crate) mod container;
 pub(crate) mod header;
+mod lookup;
 pub(crate) mod typed;
 
 use crate::error::{Category, Error, Result};
@@ -137,11 +138,8 @@ impl<'a> Node<'a> {
         if self.tag != tag::OBJECT {
             return Err(Error::wrong_type("an object", self.kind()));
         }
-        let c = self.container()?;
-        match c.find_key(self.buf, &self.dict, key.as_bytes())? {
-            Some(i) => self.child(&c, i),
-            None => Err(Error::not_found(format!("no key \"{key}\" in object")).at(self.payload)),
-        }
+        let (tag, payload) = lookup::object_child(self.buf, &self.dict, self.payload, key.as_bytes())?;
+        Ok(self.with(tag, payload))
     }
 
     /// The value under integer `key` in an intmap.
@@ -195,39 +193,55 @@ impl<'a> Node<'a> {
 
     /// Resolves a JSON Pointer (RFC 6901) relative to this node.
     pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
-        if pointer.is_empty() {
+        let bytes = pointer.as_bytes();
+        if bytes.is_empty() {
             return Ok(*self);
         }
-        let Some(rest) = pointer.strip_prefix('/') else {
+        if bytes[0] != b'/' {
             return Err(Error::new(Category::NotFound, "a JSON Pointer must be empty or start with '/'").with_path(pointer));
-        };
-        let mut node = *self;
-        for token in rest.split('/') {
-            node = node.step(token).map_err(|e| e.with_path(pointer))?;
         }
-        Ok(node)
+        // The hot loop works on bare (tag, payload) pairs for object and array steps, and
+        // builds a full node only for the rarer kinds. One pass over the bytes: short
+        // tokens make a byte loop beat memchr.
+        let (mut tag, mut payload) = (self.tag, self.payload);
+        let mut node = *self;
+        let mut start = 1;
+        loop {
+            let mut end = start;
+            let mut escaped = false;
+            while end < bytes.len() && bytes[end] != b'/' {
+                escaped |= bytes[end] == b'~';
+                end += 1;
+            }
+            let token = &pointer[start..end];
+            let found = match (tag, escaped) {
+                (tag::OBJECT, false) => lookup::object_child(self.buf, &self.dict, payload, token.as_bytes()),
+                (tag::ARRAY, false) => parse_index(token).and_then(|i| lookup::array_child(self.buf, payload, i)),
+                _ => {
+                    node = Node { tag, payload, ..node };
+                    let next = if escaped { unescape_token(token).and_then(|t| node.step(&t)) } else { node.step(token) };
+                    next.map(|n| {
+                        node = n;
+                        (n.tag, n.payload)
+                    })
+                }
+            };
+            (tag, payload) = found.map_err(|e| e.with_path(pointer))?;
+            if end == bytes.len() {
+                return Ok(if node.tag == tag && node.payload == payload { node } else { Node { tag, payload, level: 0, start: 0, ..*self } });
+            }
+            start = end + 1;
+        }
     }
 
     fn step(&self, token: &str) -> Result<Node<'a>> {
-        let unescaped;
-        let token = if token.contains('~') {
-            unescaped = unescape_token(token)?;
-            unescaped.as_str()
-        } else {
-            token
-        };
         match self.tag {
             tag::OBJECT => self.get(token),
             tag::INTMAP => {
                 let key = token.parse::<i64>().map_err(|_| Error::not_found(format!("\"{token}\" is not an integer key")))?;
                 self.get_int(key)
             }
-            tag::ARRAY | tag::TYPED => {
-                let valid = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
-                let i = token.parse::<usize>().ok().filter(|_| valid)
-                    .ok_or_else(|| Error::not_found(format!("\"{token}\" is not an array index")))?;
-                self.at(i)
-            }
+            tag::ARRAY | tag::TYPED => self.at(parse_index(token)?),
             _ => Err(Error::not_found(format!("cannot step into {} with \"{token}\"", self.kind()))),
         }
     }
@@ -354,6 +368,16 @@ impl<'a> Node<'a> {
     pub(crate) fn key_str(&self, id: u64) -> Result<&'a str> {
         self.dict.key_str(self.buf, id)
     }
+}
+
+/// An array index token: decimal digits, no leading zero (RFC 6901).
+fn parse_index(token: &str) -> Result<usize> {
+    let b = token.as_bytes();
+    let valid = !b.is_empty() && b.len() <= 19 && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);
+    if !valid {
+        return Err(Error::not_found(format!("\"{token}\" is not an array index")));
+    }
+    Ok(b.iter().fold(0usize, |acc, &d| acc * 10 + (d - b'0') as usize))
 }
 
 fn unescape_token(token: &str) -> Result<String> {

@@ -44,9 +44,15 @@ impl TypedHeader {
         let mut shape = [0u64; MAX_RANK];
         let mut q = pos + 2;
         let mut count: u64 = 1;
+        let mut rows: u64 = 1;
         for d in shape.iter_mut().take(rank) {
             (*d, q) = read_varint(buf, q)?;
             count = count.checked_mul(*d).ok_or_else(|| malformed("element count overflows".into()))?;
+            // Bounds the rows a reader may walk even when a later dimension is zero.
+            rows = rows.saturating_mul(*d);
+            if rows > buf.len() as u64 {
+                return Err(malformed(format!("shape has more rows than the document has bytes (dimension {d})")));
+            }
         }
         let mut spare_rows = 0;
         if rank_byte & rank::HAS_CAPACITY != 0 {
