@@ -1,0 +1,263 @@
+"""Pure-Python reference reader for Leafwire 1.0, the executable companion of spec/SPEC.md.
+
+It decodes a whole document into plain Python values and is written to be read next to
+the spec: one small method per block kind, every multi-byte field decoded explicitly as
+little-endian with ``struct``. It is the oracle that the Rust core and the Python
+bindings are diffed against, so it favours clarity over speed.
+
+It is *not* a validator (spec §9). It checks only what it needs to walk the tree: the
+header (§2.1), the root records' CRCs (§2.2), tags and element types, that every read
+lies before ``end``, UTF-8 of the strings it decodes, and a nesting limit (§10). It
+ignores hash indexes (§4.1), spare capacity (§8), padding and reserved bytes. Two guards
+keep hostile input from hanging it: a document cannot yield more values, typed array
+elements and empty rows of empty typed arrays than it has bytes. Only a shared or
+cyclic subtree, or an empty typed array of shape like [2^40, 0], runs into it.
+
+Python mapping: null -> None, false/true -> bool, int/uint/bignum -> int, f64 and f32
+-> float (binary32 widened), string -> str, bytes -> bytes, array -> list, object ->
+dict (insertion order), intmap -> dict with int keys, typed array -> nested lists
+(row-major; masked f64 elements -> int).
+"""
+
+import math
+import re
+import struct
+import zlib
+from decimal import Decimal
+
+__all__ = ["FormatError", "MAX_DEPTH", "load", "loads"]
+
+MAGIC = b"LEAFWIRE"
+HEADER_SIZE = 112
+RECORD_OFFSETS = (16, 64)  # root records A and B, 48 bytes each
+MAX_DEPTH = 128  # §10: nesting depth of containers
+
+# §3.1 type tags.
+NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED = range(14)
+
+# §5.2 element codes 0..10 -> struct format character; the size follows from it.
+ELEMENT_FORMATS = "BbhiqBHIQfd"
+BOOL_ELEMENT, F64_ELEMENT = 0, 10
+
+SIGNED_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}  # upper case is the unsigned twin
+BIGNUM_TEXT = re.compile(rb"-?[0-9]+")
+
+
+class FormatError(ValueError):
+    """A document the reference reader cannot decode; ``offset`` is the byte at fault."""
+
+    def __init__(self, offset, message):
+        super().__init__(f"{message} (at byte offset {offset})")
+        self.offset = offset
+
+
+def load(fp, *, max_depth=MAX_DEPTH):
+    """Decode the Leafwire document read from the binary file object ``fp``."""
+    return loads(fp.read(), max_depth=max_depth)
+
+
+def loads(data, *, max_depth=MAX_DEPTH):
+    """Decode a whole Leafwire document (bytes-like) to Python values."""
+    doc = bytes(data)
+    record, dictionary, end, root_tag = _active_record(doc)
+    reader = _Reader(doc[:end], dictionary, max_depth)  # bytes past `end` are ignored
+    try:
+        root = reader.slot(record + 8, 8, root_tag)  # §2.2: the root is a slot of width 8
+        return reader.value(root_tag, root, record + 40, 0)
+    except RecursionError:
+        raise FormatError(record, "nesting too deep for Python's recursion limit") from None
+
+
+def _active_record(doc):
+    """§2.1-2.2: check the header; return (record offset, dictionary, end, root tag)."""
+    if len(doc) < HEADER_SIZE:
+        raise FormatError(len(doc), "truncated header: a document has at least 112 bytes")
+    if doc[:8] != MAGIC:
+        raise FormatError(0, "bad magic: not a Leafwire document")
+    major, _minor, flags = struct.unpack_from("<BBH", doc, 8)
+    if major != 1:
+        raise FormatError(8, f"unsupported major version {major}")
+    if flags:
+        raise FormatError(10, f"unknown feature flags 0x{flags:04x}")
+    valid = []
+    for at in RECORD_OFFSETS:
+        generation, crc = struct.unpack_from("<Q36xI", doc, at)
+        if generation != 0 and zlib.crc32(doc[at:at + 44]) == crc:
+            valid.append((generation, at))
+    if not valid:
+        raise FormatError(16, "no valid root record")
+    _, at = max(valid, key=lambda record: record[0])  # on a tie, record A
+    dictionary, end, _garbage, root_tag = struct.unpack_from("<QQQB", doc, at + 16)
+    if not HEADER_SIZE <= end <= len(doc):
+        raise FormatError(at + 24, f"end {end} outside [112, {len(doc)}]")
+    return at, dictionary, end, root_tag
+
+
+def _align(p, n):
+    return (p + n - 1) // n * n
+
+
+def _nest(flat, shape):
+    """Row-major flat list -> nested lists of `shape` (one level of lists per axis)."""
+    if len(shape) == 1:
+        return flat
+    row = len(flat) // shape[0] if shape[0] else 0
+    return [_nest(flat[i * row:(i + 1) * row], shape[1:]) for i in range(shape[0])]
+
+
+class _Reader:
+    """Decodes values of one document; `doc` is already cut at `end`."""
+
+    def __init__(self, doc, dictionary, max_depth):
+        self.doc = doc
+        self.dictionary = dictionary
+        self.max_depth = max_depth
+        self.budget = len(doc)  # values, typed elements and empty rows still allowed
+
+    # -- primitive reads: every one is bounds-checked and raises FormatError ------------
+
+    def unpack(self, fmt, p):
+        try:
+            return struct.unpack_from("<" + fmt, self.doc, p)
+        except (struct.error, OverflowError):  # OverflowError: p beyond any buffer size
+            raise FormatError(p, "read past the end of the document") from None
+
+    def take(self, p, n):
+        if n < 0 or p + n > len(self.doc):
+            raise FormatError(p, f"{n}-byte block runs past the end of the document")
+        return self.doc[p:p + n]
+
+    def integer(self, p, width, signed):
+        fmt = SIGNED_FORMATS[width]
+        return self.unpack(fmt if signed else fmt.upper(), p)[0]
+
+    def varint(self, p):
+        """§1: unsigned LEB128, at most 10 bytes; returns (value, offset after it)."""
+        value = 0
+        for i in range(10):
+            (byte,) = self.unpack("B", p + i)
+            value |= (byte & 0x7F) << (7 * i)
+            if byte < 0x80:
+                return value, p + i + 1
+        raise FormatError(p, "varint longer than 10 bytes")
+
+    def utf8(self, p, n):
+        try:
+            return self.take(p, n).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FormatError(p + error.start, "invalid UTF-8") from None
+
+    def slot(self, p, width, tag):
+        """§3.2: the payload, sign-extended for `int`, zero-extended for other tags."""
+        return self.integer(p, width, signed=(tag == INT))
+
+    # -- values -------------------------------------------------------------------------
+
+    def value(self, tag, payload, at, depth):
+        """§3.1: the value of (tag, payload); `at` is where the tag byte lives."""
+        self.budget -= 1
+        if self.budget < 0:
+            raise FormatError(at, "more values than bytes: shared or cyclic subtree")
+        if tag == NULL:
+            return None
+        if tag in (FALSE, TRUE):
+            return tag == TRUE
+        if tag in (INT, UINT):
+            return payload
+        if tag == F64:
+            return struct.unpack("<d", payload.to_bytes(8, "little"))[0]
+        if tag == F32:
+            return struct.unpack("<f", (payload & 0xFFFFFFFF).to_bytes(4, "little"))[0]
+        if tag == STRING:
+            return self.utf8(*self.length_prefixed(payload))
+        if tag == BYTES:
+            return self.take(*self.length_prefixed(payload))
+        if tag == BIGNUM:
+            return self.bignum(payload)
+        if tag in (ARRAY, OBJECT, INTMAP):
+            return self.container(tag, payload, depth + 1)
+        if tag == TYPED:
+            return self.typed(payload)
+        raise FormatError(at, f"unknown tag 0x{tag:02x}")
+
+    def length_prefixed(self, p):
+        """§5.1: varint length L, then L bytes; returns (content offset, L)."""
+        length, q = self.varint(p)
+        return q, length
+
+    def bignum(self, p):
+        """§5.1: ASCII decimal integer (Decimal avoids Python's int-from-str digit limit)."""
+        q, length = self.length_prefixed(p)
+        text = self.take(q, length)
+        if not BIGNUM_TEXT.fullmatch(text):
+            raise FormatError(q, "malformed bignum text")
+        return int(Decimal(text.decode("ascii")))
+
+    def key(self, key_id, at):
+        """§6: the text of dictionary key `key_id`."""
+        if self.dictionary == 0:
+            raise FormatError(at, "object key but the document has no dictionary")
+        capacity = self.unpack("I", self.dictionary + 4)[0]
+        offsets = self.dictionary + 16
+        start, stop = self.unpack("II", offsets + 4 * key_id)
+        key_bytes = offsets + 4 * (capacity + 1)
+        return self.utf8(key_bytes + start, stop - start)
+
+    def container(self, tag, p, depth):
+        """§4: array -> list, object -> dict with str keys, intmap -> dict with int keys."""
+        if depth > self.max_depth:
+            raise FormatError(p, f"nesting deeper than {self.max_depth}")
+        (layout,) = self.unpack("B", p)
+        w = 1 << (layout & 3)
+        k = 0 if tag == ARRAY else 1 << (layout >> 2 & 3)
+        n, q = self.varint(p + 1)
+        c, q = self.varint(q) if layout & 0x10 else (n, q)
+        slots = _align(q + c + c * k, w)
+        items = []
+        for i in range(n):  # positions n..c-1 are spare capacity
+            (child_tag,) = self.unpack("B", q + i)
+            if tag == OBJECT:
+                key_at = q + c + i * k
+                items.append(self.key(self.integer(key_at, k, signed=False), key_at))
+            elif tag == INTMAP:
+                items.append(self.integer(q + c + i * k, k, signed=True))
+            payload = self.slot(slots + i * w, w, child_tag)
+            items.append(self.value(child_tag, payload, q + i, depth))
+        if tag == ARRAY:
+            return items
+        return dict(zip(items[0::2], items[1::2]))
+
+    def typed(self, p):
+        """§5.2: an N-dimensional typed array -> nested lists."""
+        element, rank = self.unpack("BB", p)
+        if element >= len(ELEMENT_FORMATS):
+            raise FormatError(p, f"unknown element type {element}")
+        fmt = ELEMENT_FORMATS[element]
+        size = struct.calcsize(fmt)
+        d = rank & 0x3F
+        if not 1 <= d <= 32:
+            raise FormatError(p + 1, f"typed array rank {d} outside 1..32")
+        shape, q = [], p + 2
+        for _ in range(d):
+            dimension, q = self.varint(q)
+            shape.append(dimension)
+        if rank & 0x80:
+            _spare_rows, q = self.varint(q)  # spare rows follow the data (§8)
+        count = math.prod(shape)
+        # Every element costs one unit of the budget, and so does every empty list
+        # of an empty array, which has no bytes of its own.
+        self.budget -= count if count else math.prod(shape[:shape.index(0)])
+        if self.budget < 0:
+            raise FormatError(p, "typed array larger than the document")
+        data = _align(q, size)
+        values = list(struct.unpack(f"<{count}{fmt}", self.take(data, count * size)))
+        if element == BOOL_ELEMENT:
+            values = [v != 0 for v in values]
+        if rank & 0x40 and element == F64_ELEMENT:
+            mask = self.take(data + count * size, (count + 7) // 8)
+            for i, v in enumerate(values):
+                if mask[i // 8] >> (i % 8) & 1:
+                    if not math.isfinite(v):
+                        raise FormatError(data + 8 * i, "masked element is not an integer")
+                    values[i] = int(v)
+        return _nest(values, shape)
