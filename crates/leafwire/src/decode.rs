@@ -5,6 +5,9 @@ use crate::layout::tag;
 use crate::read::Node;
 use crate::value::{IntMap, Map, Value};
 
+/// Counts come from the document: reserve at most this much up front, grow past it.
+const PREALLOCATE_LIMIT: usize = 1 << 16;
+
 pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value> {
     Ok(match node.kind() {
         crate::Kind::Null => Value::Null,
@@ -22,14 +25,14 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value>
             let c = node.container()?;
             match kind {
                 crate::Kind::Array => {
-                    let mut out = Vec::with_capacity(c.count);
+                    let mut out = Vec::with_capacity(c.count.min(PREALLOCATE_LIMIT));
                     for child in node.iter()? {
                         out.push(node_to_value(&child?, depth_left)?);
                     }
                     Value::Array(out)
                 }
                 crate::Kind::Object => {
-                    let mut map = Map::with_capacity_and_hasher(c.count, Default::default());
+                    let mut map = Map::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
                     for entry in node.entries()? {
                         let (key, child) = entry?;
                         if map.insert(key.to_owned(), node_to_value(&child, depth_left)?).is_some() {
@@ -40,7 +43,7 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value>
                 }
                 _ => {
                     debug_assert_eq!(c.tag, tag::INTMAP);
-                    let mut map = IntMap::with_capacity_and_hasher(c.count, Default::default());
+                    let mut map = IntMap::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
                     for entry in node.int_entries()? {
                         let (key, child) = entry?;
                         if map.insert(key, node_to_value(&child, depth_left)?).is_some() {

@@ -1,0 +1,223 @@
+//! Bad input never panics: truncated, bit-flipped and spliced documents go through every
+//! entry point (lazy walk, decode, JSON, serde, validate), thousands per run, and each
+//! either succeeds or returns a typed error. Invalid JSON and deep nesting are errors with
+//! positions.
+
+use leafwire::{Category, Document, Node};
+
+fn samples() -> Vec<Vec<u8>> {
+    let jsons: [&[u8]; 5] = [
+        br#"{"name":"leaf","values":[1.5,2.5,3.5],"ints":[1,2,300],"mixed":[1,2.5],"m":[[1,2],[3,4]],"nested":{"a":[null,true,"x"],"b":{"c":-7}}}"#,
+        br#"[1,"two",3.0,[4,[5,[6,{"k":"v"}]]],{"":0}]"#,
+        br#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"ka":"x"}"#,
+        br#"123456789012345678901234567890"#,
+        br#""just a string""#,
+    ];
+    let mut out: Vec<Vec<u8>> = jsons.iter().map(|j| leafwire::json::from_json(j).unwrap()).collect();
+    let mut map = leafwire::IntMap::default();
+    map.insert(-3, leafwire::Value::Bytes(vec![1, 2, 3]));
+    map.insert(9, leafwire::Value::F32(1.5));
+    out.push(leafwire::encode(&leafwire::Value::IntMap(map)).unwrap());
+    out
+}
+
+/// Touches everything reachable, through every reader entry point; never panics.
+fn exercise(bytes: &[u8]) {
+    let _ = leafwire::validate(bytes);
+    let _ = leafwire::decode(bytes);
+    let _ = leafwire::json::to_json(bytes);
+    let _ = leafwire::from_slice::<serde_json::Value>(bytes);
+    let _ = leafwire::from_slice::<leafwire::Value>(bytes);
+    if let Ok(doc) = Document::open(bytes) {
+        walk(doc.root(), 0);
+        for p in ["/name", "/values/1", "/m/1/0", "/nested/a/2", "/3/1/1/1/k", "/k9", "/-3", "/0"] {
+            let _ = doc.pointer(p).map(|n| n.kind());
+        }
+    }
+}
+
+fn walk(node: Node<'_>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    let _ = (node.as_str(), node.as_bytes(), node.as_bignum(), node.as_f64(), node.as_i64(), node.len());
+    if let Ok(t) = node.typed() {
+        let _ = t.to_typed_array();
+        let _ = t.as_slice::<f64>();
+    }
+    if let Ok(children) = node.iter() {
+        for child in children.take(1000).flatten() {
+            walk(child, depth + 1);
+        }
+    }
+    if let Ok(entries) = node.entries() {
+        for (key, _) in entries.take(1000).flatten() {
+            let _ = node.get(key);
+        }
+    }
+    let _ = node.get("name");
+    let _ = node.get_int(9);
+    let _ = node.at(1);
+}
+
+/// A small deterministic generator (splitmix64), so failures reproduce.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn every_truncation_is_an_error_not_a_panic() {
+    for doc in samples() {
+        for len in 0..doc.len() {
+            let cut = &doc[..len];
+            exercise(cut);
+            assert!(leafwire::validate(cut).is_err(), "a {len}-byte prefix validated");
+        }
+    }
+}
+
+#[test]
+fn mutated_documents_never_panic() {
+    let mut rng = Rng(42);
+    let mut mutants = 0;
+    for doc in samples() {
+        for _ in 0..3000 {
+            let mut m = doc.clone();
+            match rng.below(4) {
+                0 => {
+                    let i = rng.below(m.len());
+                    m[i] ^= 1 << rng.below(8);
+                }
+                1 => {
+                    let i = rng.below(m.len());
+                    m[i] = rng.next() as u8;
+                }
+                2 => {
+                    // Overwrite 8 bytes with a random or extreme number (offsets, counts).
+                    let i = rng.below(m.len().saturating_sub(8).max(1));
+                    let v = [u64::MAX, 0, 1 << 40, rng.next(), 0x7f][rng.below(5)];
+                    let end = (i + 8).min(m.len());
+                    m[i..end].copy_from_slice(&v.to_le_bytes()[..end - i]);
+                }
+                _ => {
+                    // Flip bits in the body and re-seal the header so the damage is reached.
+                    let i = 112 + rng.below(m.len().saturating_sub(112).max(1));
+                    if i < m.len() {
+                        m[i] ^= 0xFF;
+                    }
+                }
+            }
+            exercise(&m);
+            mutants += 1;
+        }
+    }
+    assert!(mutants >= 18_000);
+}
+
+#[test]
+fn errors_carry_positions() {
+    let doc = leafwire::json::from_json(br#"{"a":[1,2,3]}"#).unwrap();
+    let err = leafwire::validate(&doc[..doc.len() - 3]).unwrap_err();
+    assert_eq!(err.category(), Category::Malformed);
+    assert!(err.offset().is_some(), "{err}");
+
+    let err = leafwire::json::from_json(b"{\"a\": [1, 2,\n  ]}").unwrap_err();
+    assert_eq!(err.category(), Category::InvalidJson);
+    assert_eq!(err.position(), Some(leafwire::Position::LineColumn { line: 2, column: 3 }), "{err}");
+
+    let err = Document::open(&doc).unwrap().pointer("/a/7").unwrap_err();
+    assert_eq!(err.category(), Category::NotFound);
+    assert_eq!(err.path(), Some("/a/7"));
+
+    let err = Document::open(&doc).unwrap().pointer("/a/0").unwrap().as_str().unwrap_err();
+    assert_eq!(err.category(), Category::WrongType);
+}
+
+#[test]
+fn deep_json_is_an_error_at_the_limit_not_a_crash() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let err = leafwire::json::from_json(deep.as_bytes()).unwrap_err();
+    assert_eq!(err.category(), Category::DepthLimit);
+    let ok = format!("{}{}", "[".repeat(128), "]".repeat(128));
+    assert!(leafwire::json::from_json(ok.as_bytes()).is_ok());
+    let options = leafwire::json::JsonOptions { max_depth: 1000, ..Default::default() };
+    let deeper = format!("{}{}", "[".repeat(1000), "]".repeat(1000));
+    assert!(leafwire::json::from_json_with(deeper.as_bytes(), &options).is_ok());
+}
+
+#[test]
+fn a_deep_document_is_refused_by_recursive_readers() {
+    let mut v = leafwire::Value::Null;
+    for _ in 0..120 {
+        v = leafwire::Value::Array(vec![v]);
+    }
+    let bytes = leafwire::encode(&v).unwrap();
+    assert!(leafwire::decode(&bytes).is_ok());
+    // Deeper than the default limit: built by the serializer with nesting it allows.
+    let mut deep = leafwire::Value::Null;
+    for _ in 0..200 {
+        deep = leafwire::Value::Array(vec![deep]);
+    }
+    let err = leafwire::encode(&deep).unwrap_err();
+    assert_eq!(err.category(), Category::DepthLimit);
+}
+
+#[test]
+fn duplicate_json_keys_follow_the_documented_rule() {
+    let err = leafwire::json::from_json(br#"{"a":1,"b":2,"a":3}"#).unwrap_err();
+    assert_eq!(err.category(), Category::DuplicateKey);
+    assert!(matches!(err.position(), Some(leafwire::Position::LineColumn { .. })));
+    let options = leafwire::json::JsonOptions { duplicate_keys: leafwire::DuplicateKeys::Last, ..Default::default() };
+    let bytes = leafwire::json::from_json_with(br#"{"a":1,"b":2,"a":3}"#, &options).unwrap();
+    assert_eq!(leafwire::json::to_json(&bytes).unwrap(), r#"{"b":2,"a":3}"#);
+}
+
+#[test]
+fn absurd_counts_and_shapes_are_refused_without_allocating() {
+    // A typed array claiming 2^40 rows of nothing, and a container claiming 2^31 children.
+    let mut bytes = leafwire::encode(&leafwire::Value::Typed(leafwire::TypedArray::with_shape(leafwire::TypedData::F64(vec![]), vec![1, 0]).unwrap())).unwrap();
+    let block = u64::from_le_bytes(bytes[16 + 8..16 + 16].try_into().unwrap()) as usize;
+    bytes.truncate(block);
+    bytes.extend_from_slice(&[10, 2, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0]);
+    let end = bytes.len() as u64;
+    reseal(&mut bytes, end);
+    let err = leafwire::validate(&bytes).unwrap_err();
+    assert_eq!(err.category(), Category::Malformed, "{err}");
+    assert!(leafwire::json::to_json(&bytes).is_err());
+
+    let mut bytes = leafwire::encode(&leafwire::Value::Array(vec![leafwire::Value::Null])).unwrap();
+    let block = u64::from_le_bytes(bytes[16 + 8..16 + 16].try_into().unwrap()) as usize;
+    bytes[block + 1..block + 6].copy_from_slice(&[0x80, 0x80, 0x80, 0x80, 0x08]);
+    let end = bytes.len() as u64;
+    reseal(&mut bytes, end);
+    let err = leafwire::decode(&bytes).unwrap_err();
+    assert_eq!(err.category(), Category::Malformed, "{err}");
+}
+
+/// Rewrites record A's `end` and CRC after a test edits a document.
+fn reseal(bytes: &mut [u8], end: u64) {
+    bytes[16 + 24..16 + 32].copy_from_slice(&end.to_le_bytes());
+    let crc = crc32(&bytes[16..16 + 44]);
+    bytes[16 + 44..16 + 48].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
