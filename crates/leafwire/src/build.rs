@@ -8,6 +8,10 @@
 
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashSet};
+use smallvec::SmallVec;
+
+/// A typed array's shape: most have one or two dimensions, kept inline.
+pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 use crate::error::{Category, Error, Result};
 use crate::layout::{ElementType, MAX_RANK};
@@ -44,7 +48,7 @@ pub(crate) enum Item {
 #[derive(Debug, Clone)]
 pub(crate) struct TypedItem {
     pub element: ElementType,
-    pub shape: Vec<u64>,
+    pub shape: Shape,
     /// Element bytes (little-endian) in `Builder::tdata`.
     pub data: std::ops::Range<usize>,
     /// One byte (0/1) per element in `Builder::tmask`, for masked f64 arrays.
@@ -229,7 +233,7 @@ impl Builder {
     }
 
     /// Adds a typed array given its element bytes; used by `Value` and serde paths.
-    pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Vec<u64>, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {
+    pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Shape, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {
         let start = self.tdata.len();
         self.tdata.extend_from_slice(bytes);
         let mask = mask.map(|m| {
@@ -275,7 +279,7 @@ impl Builder {
             let Item::Num(_, bits) = *it else { unreachable!() };
             self.tdata.extend_from_slice(&bits.to_le_bytes()[..t.size()]);
         }
-        Some(self.store_typed(t, vec![run.len() as u64], data_start, None, false))
+        Some(self.store_typed(t, smallvec::smallvec![run.len() as u64], data_start, None, false))
     }
 
     /// A run of JSON numbers: integers narrow, floats are f64, a mix is f64 with a mask.
@@ -304,7 +308,7 @@ impl Builder {
                 let Item::Num(_, bits) = *it else { unreachable!() };
                 self.tdata.extend_from_slice(&bits.to_le_bytes()[..t.size()]);
             }
-            return Some(self.store_typed(t, vec![ints as u64], data_start, None, true));
+            return Some(self.store_typed(t, smallvec::smallvec![ints as u64], data_start, None, true));
         }
         if ints > 0 && !exact {
             return None;
@@ -322,47 +326,41 @@ impl Builder {
             }
         }
         let mask = (ints > 0).then(|| mask_start..self.tmask.len());
-        Some(self.store_typed(ElementType::F64, vec![run.len() as u64], data_start, mask, true))
+        Some(self.store_typed(ElementType::F64, smallvec::smallvec![run.len() as u64], data_start, mask, true))
     }
 
     /// A run of typed arrays of one shape becomes one array of rank + 1.
     fn merge_rows(&mut self, start: usize) -> Option<Item> {
         let run = &self.stack[start..];
-        let mut ids = Vec::with_capacity(run.len());
-        for it in run {
-            let Item::Typed(id) = *it else { return None };
-            ids.push(id);
-        }
-        let head = &self.typed[ids[0]];
-        if head.shape.len() >= MAX_RANK {
+        let Item::Typed(first) = run[0] else { return None };
+        // Rows were stored one after the other, so they are the last typed items and
+        // their bytes are adjacent at the tail.
+        if first + run.len() != self.typed.len() || !run.iter().enumerate().all(|(i, it)| matches!(it, Item::Typed(id) if *id == first + i)) {
             return None;
         }
-        let shape = head.shape.clone();
-        let rows: Vec<&TypedItem> = ids.iter().map(|&i| &self.typed[i]).collect();
-        // Rows were stored one after the other, so their bytes are adjacent at the tail.
-        let adjacent = ids.windows(2).all(|w| w[1] == w[0] + 1) && *ids.last().unwrap() == self.typed.len() - 1;
-        if !adjacent || rows.iter().any(|r| r.shape != shape) {
+        let rows = &self.typed[first..];
+        let head = &rows[0];
+        if head.shape.len() >= MAX_RANK || rows.iter().any(|r| r.shape != head.shape) {
             return None;
         }
-        let mut merged_shape = vec![rows.len() as u64];
-        merged_shape.extend_from_slice(&shape);
+        let mut merged_shape: Shape = smallvec::smallvec![rows.len() as u64];
+        merged_shape.extend_from_slice(&head.shape);
         let same_type = rows.iter().all(|r| r.element == head.element && r.mask.is_none() && r.inferred == head.inferred);
         if same_type {
-            let data = rows[0].data.start..rows.last().unwrap().data.end;
+            let data_start = head.data.start;
             let (element, inferred) = (head.element, head.inferred);
-            self.typed.truncate(ids[0]);
-            debug_assert_eq!(data.end, self.tdata.len());
-            return Some(self.store_typed(element, merged_shape, data.start, None, inferred));
+            self.typed.truncate(first);
+            return Some(self.store_typed(element, merged_shape, data_start, None, inferred));
         }
         if !rows.iter().all(|r| r.inferred) {
             return None;
         }
-        self.merge_inferred_rows(ids, merged_shape)
+        self.merge_inferred_rows((first..first + run.len()).collect(), merged_shape)
     }
 
     /// Joins inferred (JSON) rows of different element types: integers widen, and
     /// integers with floats become f64 with a mask.
-    fn merge_inferred_rows(&mut self, ids: Vec<usize>, shape: Vec<u64>) -> Option<Item> {
+    fn merge_inferred_rows(&mut self, ids: Vec<usize>, shape: Shape) -> Option<Item> {
         let rows: Vec<TypedItem> = ids.iter().map(|&i| self.typed[i].clone()).collect();
         let any_float = rows.iter().any(|r| r.element == ElementType::F64);
         let mut values: Vec<(u64, bool)> = Vec::new(); // (bits, is_int)
@@ -414,7 +412,7 @@ impl Builder {
         Some(self.store_typed(ElementType::F64, shape, data_start, mask, true))
     }
 
-    fn store_typed(&mut self, element: ElementType, shape: Vec<u64>, data_start: usize, mask: Option<std::ops::Range<usize>>, inferred: bool) -> Item {
+    fn store_typed(&mut self, element: ElementType, shape: Shape, data_start: usize, mask: Option<std::ops::Range<usize>>, inferred: bool) -> Item {
         self.typed.push(TypedItem { element, shape, data: data_start..self.tdata.len(), mask, inferred });
         Item::Typed(self.typed.len() - 1)
     }

@@ -74,22 +74,40 @@ fn value(j: &mut Jiter<'_>, b: &mut Builder, peek: Peek, key: u64) -> Result<()>
     }
 }
 
+/// Parses JSON float text exactly (nearest double), with the parser jiter itself uses.
+fn parse_float(text: &[u8]) -> Option<f64> {
+    use lexical_parse_float::{format::JSON, FromLexicalWithOptions, Options};
+    f64::from_lexical_with_options::<JSON>(text, &Options::new()).ok()
+}
+
 /// Classifies a JSON number exactly: integers stay integers at any size.
 fn number(b: &mut Builder, key: u64, text: &[u8]) -> Result<()> {
-    // SAFETY-free: jiter only returns ASCII number bytes.
-    let s = std::str::from_utf8(text).map_err(|_| Error::new(Category::InvalidJson, "invalid number"))?;
     if !text.iter().any(|&c| matches!(c, b'.' | b'e' | b'E')) {
-        if let Ok(v) = s.parse::<i64>() {
+        if let Some(v) = parse_i64(text) {
             return b.push(key, Item::Num(NumTy::JsonInt, v as u64));
         }
-        if let Ok(v) = s.parse::<u64>() {
+        if let Some(v) = std::str::from_utf8(text).ok().and_then(|s| s.parse::<u64>().ok()) {
             return b.push(key, Item::UInt(v));
         }
         return b.push_bignum(key, text);
     }
-    let v: f64 = s.parse().map_err(|_| Error::new(Category::InvalidJson, format!("invalid number {s}")))?;
+    let v = parse_float(text).ok_or_else(|| Error::new(Category::InvalidJson, format!("invalid number {}", String::from_utf8_lossy(text))))?;
     if v.is_infinite() {
-        return Err(Error::new(Category::NotRepresentable, format!("number {s} is out of the f64 range")));
+        return Err(Error::new(Category::NotRepresentable, format!("number {} is out of the f64 range", String::from_utf8_lossy(text))));
     }
     b.push(key, Item::Num(NumTy::JsonFloat, v.to_bits()))
+}
+
+/// A JSON integer (`-`? digits, already checked by the parser) if it fits i64.
+fn parse_i64(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.len() > 18 {
+        // Might overflow: let the standard parser decide.
+        return std::str::from_utf8(text).ok()?.parse().ok();
+    }
+    let magnitude = digits.iter().fold(0i64, |acc, &d| acc * 10 + (d - b'0') as i64);
+    Some(if negative { -magnitude } else { magnitude })
 }
