@@ -6,17 +6,18 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
 use crate::layout::DEFAULT_MAX_DEPTH;
-use crate::read::{Children, Entries, IntEntries, Node, TypedRef};
+use crate::read::{Budget, Children, Entries, IntEntries, Node, TypedRef};
 use crate::value::{Kind, Value};
 
-pub(crate) struct NodeDeserializer<'a> {
+pub(crate) struct NodeDeserializer<'a, 'b> {
     pub node: Node<'a>,
     pub depth_left: usize,
+    pub budget: &'b Budget,
 }
 
-impl<'a> NodeDeserializer<'a> {
-    pub fn new(node: Node<'a>) -> Self {
-        NodeDeserializer { node, depth_left: DEFAULT_MAX_DEPTH }
+impl<'a, 'b> NodeDeserializer<'a, 'b> {
+    pub fn new(node: Node<'a>, budget: &'b Budget) -> Self {
+        NodeDeserializer { node, depth_left: DEFAULT_MAX_DEPTH, budget }
     }
 
     fn nested(&self) -> Result<usize> {
@@ -35,11 +36,12 @@ fn visit_scalar<'de, V: Visitor<'de>>(v: Value, visitor: V) -> Result<V::Value> 
     }
 }
 
-impl<'de> de::Deserializer<'de> for NodeDeserializer<'de> {
+impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let node = self.node;
+        self.budget.charge(node.visit_cost(), node.offset())?;
         match node.kind() {
             Kind::Null => visitor.visit_unit(),
             Kind::Bool => visitor.visit_bool(node.as_bool()?),
@@ -59,15 +61,15 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de> {
             }
             Kind::Array | Kind::TypedArray => {
                 let depth_left = self.nested()?;
-                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, typed: node.typed().ok() })
+                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, typed: node.typed().ok(), budget: self.budget })
             }
             Kind::Object => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(MapAccess { entries: node.entries()?, value: None, depth_left })
+                visitor.visit_map(MapAccess { entries: node.entries()?, value: None, depth_left, budget: self.budget })
             }
             Kind::IntMap => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(IntMapAccess { entries: node.int_entries()?, value: None, depth_left })
+                visitor.visit_map(IntMapAccess { entries: node.int_entries()?, value: None, depth_left, budget: self.budget })
             }
         }
     }
@@ -110,7 +112,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de> {
                     return Err(Error::new(Category::WrongType, "an enum variant must be an object with exactly one key"));
                 };
                 let (variant, value) = first?;
-                visitor.visit_enum(EnumAccess { variant, value: NodeDeserializer { node: value, depth_left: self.nested()? } })
+                visitor.visit_enum(EnumAccess { variant, value: NodeDeserializer { node: value, depth_left: self.nested()?, budget: self.budget } })
             }
             kind => Err(Error::wrong_type("an enum (string or one-key object)", kind)),
         }
@@ -122,14 +124,15 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de> {
     }
 }
 
-struct SeqAccess<'a> {
+struct SeqAccess<'a, 'b> {
     children: Children<'a>,
     depth_left: usize,
     /// Set for typed arrays: elements are read straight from the view.
     typed: Option<TypedRef<'a>>,
+    budget: &'b Budget,
 }
 
-impl<'de> de::SeqAccess<'de> for SeqAccess<'de> {
+impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
@@ -141,7 +144,7 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de> {
                     // A scalar element: no nesting, no depth spent.
                     return seed.deserialize(ScalarDeserializer(child)).map(Some);
                 }
-                seed.deserialize(NodeDeserializer { node: child, depth_left: self.depth_left }).map(Some)
+                seed.deserialize(NodeDeserializer { node: child, depth_left: self.depth_left, budget: self.budget }).map(Some)
             }
         }
     }
@@ -178,13 +181,14 @@ impl<'de> de::Deserializer<'de> for ScalarDeserializer<'de> {
     }
 }
 
-struct MapAccess<'a> {
+struct MapAccess<'a, 'b> {
     entries: Entries<'a>,
     value: Option<Node<'a>>,
     depth_left: usize,
+    budget: &'b Budget,
 }
 
-impl<'de> de::MapAccess<'de> for MapAccess<'de> {
+impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
@@ -200,7 +204,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
-        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left })
+        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, budget: self.budget })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -208,13 +212,14 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de> {
     }
 }
 
-struct IntMapAccess<'a> {
+struct IntMapAccess<'a, 'b> {
     entries: IntEntries<'a>,
     value: Option<Node<'a>>,
     depth_left: usize,
+    budget: &'b Budget,
 }
 
-impl<'de> de::MapAccess<'de> for IntMapAccess<'de> {
+impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
@@ -230,7 +235,7 @@ impl<'de> de::MapAccess<'de> for IntMapAccess<'de> {
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
-        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left })
+        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, budget: self.budget })
     }
 }
 
@@ -268,14 +273,14 @@ impl<'de> de::Deserializer<'de> for IntKey {
     }
 }
 
-struct EnumAccess<'a> {
+struct EnumAccess<'a, 'b> {
     variant: &'a str,
-    value: NodeDeserializer<'a>,
+    value: NodeDeserializer<'a, 'b>,
 }
 
-impl<'de> de::EnumAccess<'de> for EnumAccess<'de> {
+impl<'de, 'b> de::EnumAccess<'de> for EnumAccess<'de, 'b> {
     type Error = Error;
-    type Variant = NodeDeserializer<'de>;
+    type Variant = NodeDeserializer<'de, 'b>;
 
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant)> {
         let v = seed.deserialize(BorrowedStr(self.variant))?;
@@ -283,7 +288,7 @@ impl<'de> de::EnumAccess<'de> for EnumAccess<'de> {
     }
 }
 
-impl<'de> de::VariantAccess<'de> for NodeDeserializer<'de> {
+impl<'de> de::VariantAccess<'de> for NodeDeserializer<'de, '_> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<()> {

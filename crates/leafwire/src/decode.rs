@@ -2,13 +2,14 @@
 
 use crate::error::{Error, Result};
 use crate::layout::tag;
-use crate::read::Node;
+use crate::read::{Budget, Node};
 use crate::value::{IntMap, Map, Value};
 
 /// Counts come from the document: reserve at most this much up front, grow past it.
 const PREALLOCATE_LIMIT: usize = 1 << 16;
 
-pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value> {
+pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, budget: &Budget) -> Result<Value> {
+    budget.charge(node.visit_cost(), node.offset())?;
     Ok(match node.kind() {
         crate::Kind::Null => Value::Null,
         crate::Kind::Bool => Value::Bool(node.as_bool()?),
@@ -27,7 +28,7 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value>
                 crate::Kind::Array => {
                     let mut out = Vec::with_capacity(c.count.min(PREALLOCATE_LIMIT));
                     for child in node.iter()? {
-                        out.push(node_to_value(&child?, depth_left)?);
+                        out.push(node_to_value(&child?, depth_left, budget)?);
                     }
                     Value::Array(out)
                 }
@@ -35,7 +36,7 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value>
                     let mut map = Map::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
                     for entry in node.entries()? {
                         let (key, child) = entry?;
-                        if map.insert(key.to_owned(), node_to_value(&child, depth_left)?).is_some() {
+                        if map.insert(key.to_owned(), node_to_value(&child, depth_left, budget)?).is_some() {
                             return Err(Error::malformed(node.offset(), format!("duplicate key \"{key}\" in object")));
                         }
                     }
@@ -46,7 +47,7 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize) -> Result<Value>
                     let mut map = IntMap::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
                     for entry in node.int_entries()? {
                         let (key, child) = entry?;
-                        if map.insert(key, node_to_value(&child, depth_left)?).is_some() {
+                        if map.insert(key, node_to_value(&child, depth_left, budget)?).is_some() {
                             return Err(Error::malformed(node.offset(), format!("duplicate key {key} in intmap")));
                         }
                     }

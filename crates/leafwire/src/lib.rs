@@ -58,7 +58,8 @@ pub fn to_writer<W: std::io::Write, T: serde::Serialize + ?Sized>(mut writer: W,
 /// borrow from `bytes`.
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let doc = Document::open(bytes)?;
-    T::deserialize(de::NodeDeserializer::new(doc.root()))
+    let budget = read::Budget::for_document(bytes);
+    T::deserialize(de::NodeDeserializer::new(doc.root(), &budget))
 }
 
 /// Encodes a `Value` canonically.

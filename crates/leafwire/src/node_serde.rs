@@ -8,17 +8,21 @@ use serde::{Serialize, Serializer};
 
 use crate::error::{Category, Error, Result};
 use crate::layout::DEFAULT_MAX_DEPTH;
-use crate::read::{Node, TypedRef};
+use crate::layout::ElementType;
+use crate::read::{Budget, Node, TypedRef};
 use crate::value::{Kind, Value};
 
 /// A node being serialized, with the depth budget and the first real error (serde's error
 /// types only carry text, so the typed error travels beside them).
 pub(crate) struct SerializeNode<'a, 'e> {
     node: Node<'a>,
+    /// The dictionary's keys, checked once per write instead of at every occurrence.
+    keys: &'e [&'a str],
     depth_left: usize,
     /// Refuse NaN and infinities (JSON has no form for them).
     finite_only: bool,
     error: &'e RefCell<Option<Error>>,
+    budget: &'e Budget,
 }
 
 /// The entry point: owns the error cell.
@@ -37,7 +41,9 @@ impl<'a> Owned<'a> {
     where
         S::Error: std::fmt::Display,
     {
-        let inner = SerializeNode { node: self.node, depth_left: DEFAULT_MAX_DEPTH, finite_only: self.finite_only, error: &self.error };
+        let keys = self.node.dictionary_keys()?;
+        let budget = Budget::for_document(self.node.buf());
+        let inner = SerializeNode { node: self.node, keys: &keys, depth_left: DEFAULT_MAX_DEPTH, finite_only: self.finite_only, error: &self.error, budget: &budget };
         match inner.serialize(ser) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.error.borrow_mut().take().unwrap_or_else(|| Error::new(Category::Io, e.to_string()))),
@@ -53,14 +59,14 @@ impl<'a, 'e> SerializeNode<'a, 'e> {
     }
 
     fn child(&self, node: Node<'a>) -> SerializeNode<'a, 'e> {
-        SerializeNode { node, depth_left: self.depth_left - 1, finite_only: self.finite_only, error: self.error }
+        SerializeNode { node, keys: self.keys, depth_left: self.depth_left - 1, finite_only: self.finite_only, error: self.error, budget: self.budget }
     }
 
     /// Prefixes the recorded error's path with one step.
-    fn in_step<T, E>(&self, step: impl std::fmt::Display, r: std::result::Result<T, E>) -> std::result::Result<T, E> {
+    fn in_step<T, E, D: std::fmt::Display>(&self, step: impl FnOnce() -> D, r: std::result::Result<T, E>) -> std::result::Result<T, E> {
         if r.is_err() {
             if let Some(e) = self.error.borrow_mut().as_mut() {
-                let path = format!("/{step}{}", e.path().unwrap_or(""));
+                let path = format!("/{}{}", step(), e.path().unwrap_or(""));
                 e.set_path(path);
             }
         }
@@ -75,32 +81,76 @@ impl<'a, 'e> SerializeNode<'a, 'e> {
     }
 
     fn typed<S: Serializer>(&self, view: &TypedRef<'a>, ser: S) -> std::result::Result<S::Ok, S::Error> {
-        let shape = view.shape();
-        if shape.len() > 1 {
-            let mut seq = ser.serialize_seq(Some(shape[0]))?;
-            for i in 0..shape[0] {
-                let row = self.node.at(i).map_err(|e| self.fail(e))?;
-                self.in_step(i, seq.serialize_element(&self.child(row)))?;
+        TypedRows { view, level: view.level, start: view.start, owner: self }.serialize(ser)
+    }
+}
+
+/// One row (at any axis) of a typed array, serialized from a header parsed once.
+struct TypedRows<'v, 'a, 'e> {
+    view: &'v TypedRef<'a>,
+    level: usize,
+    start: usize,
+    owner: &'v SerializeNode<'a, 'e>,
+}
+
+impl Serialize for TypedRows<'_, '_, '_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
+        let h = &self.view.header;
+        let dim = h.shape[self.level] as usize;
+        let mut seq = ser.serialize_seq(Some(dim))?;
+        if self.level + 1 < h.rank {
+            let stride = h.stride(self.level);
+            for i in 0..dim {
+                let row = TypedRows { view: self.view, level: self.level + 1, start: self.start + i * stride, owner: self.owner };
+                self.owner.in_step(|| i, seq.serialize_element(&row))?;
             }
             return seq.end();
         }
-        let mut seq = ser.serialize_seq(Some(shape[0]))?;
-        for i in 0..shape[0] {
-            let r = match view.element(i) {
-                Value::F64(v) if self.finite_only && !v.is_finite() => {
-                    Err(self.fail(Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(self.node.offset())))
+        let size = h.element.size();
+        let at = h.data_pos + self.start * size;
+        let bytes = &self.view.buf[at..at + dim * size];
+        let masked = |i: usize| h.mask_pos.is_some_and(|m| {
+            let flat = self.start + i;
+            self.view.buf[m + flat / 8] >> (flat % 8) & 1 == 1
+        });
+        let finite = self.owner.finite_only;
+        let not_finite = |i: usize, v: f64| {
+            let e = Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(self.owner.node.offset());
+            self.owner.in_step(|| i, Err(self.owner.fail::<S::Error>(e)))
+        };
+        match h.element {
+            ElementType::F64 => {
+                for (i, chunk) in bytes.chunks_exact(8).enumerate() {
+                    let v = f64::from_le_bytes(chunk.try_into().unwrap());
+                    if masked(i) {
+                        seq.serialize_element(&(v as i64))?;
+                    } else if finite && !v.is_finite() {
+                        return not_finite(i, v);
+                    } else {
+                        seq.serialize_element(&v)?;
+                    }
                 }
-                Value::F32(v) if self.finite_only && !v.is_finite() => {
-                    Err(self.fail(Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(self.node.offset())))
+            }
+            ElementType::F32 => {
+                for (i, chunk) in bytes.chunks_exact(4).enumerate() {
+                    let v = f32::from_le_bytes(chunk.try_into().unwrap());
+                    if finite && !v.is_finite() {
+                        return not_finite(i, v as f64);
+                    }
+                    seq.serialize_element(&v)?;
                 }
-                Value::F64(v) => seq.serialize_element(&v),
-                Value::F32(v) => seq.serialize_element(&v),
-                Value::Int(v) => seq.serialize_element(&v),
-                Value::UInt(v) => seq.serialize_element(&v),
-                Value::Bool(v) => seq.serialize_element(&v),
-                _ => unreachable!("typed elements are scalars"),
-            };
-            self.in_step(i, r)?;
+            }
+            _ => {
+                let row = TypedRef { buf: self.view.buf, header: h.clone(), level: self.level, start: self.start };
+                for i in 0..dim {
+                    match row.element(i) {
+                        Value::Int(v) => seq.serialize_element(&v)?,
+                        Value::UInt(v) => seq.serialize_element(&v)?,
+                        Value::Bool(v) => seq.serialize_element(&v)?,
+                        _ => unreachable!("integer and bool elements"),
+                    }
+                }
+            }
         }
         seq.end()
     }
@@ -110,6 +160,7 @@ impl Serialize for SerializeNode<'_, '_> {
     fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
         let node = &self.node;
         let e = |err: Error| self.fail::<S::Error>(err);
+        self.budget.charge(node.visit_cost(), node.offset()).map_err(e)?;
         match node.kind() {
             Kind::Null => ser.serialize_unit(),
             Kind::Bool => ser.serialize_bool(node.as_bool().map_err(e)?),
@@ -146,31 +197,34 @@ impl Serialize for SerializeNode<'_, '_> {
                 }
                 match kind {
                     Kind::Array => {
-                        let len = node.len().map_err(e)?;
-                        let mut seq = ser.serialize_seq(Some(len))?;
-                        for (i, child) in node.iter().map_err(e)?.enumerate() {
-                            let child = child.map_err(e)?;
-                            self.in_step(i, seq.serialize_element(&self.child(child)))?;
+                        let c = node.container().map_err(e)?;
+                        let mut seq = ser.serialize_seq(Some(c.count))?;
+                        for i in 0..c.count {
+                            let child = node.child_of(&c, i).map_err(e)?;
+                            self.in_step(|| i, seq.serialize_element(&self.child(child)))?;
                         }
                         seq.end()
                     }
                     Kind::Object => {
-                        let len = node.len().map_err(e)?;
-                        let mut map = ser.serialize_map(Some(len))?;
-                        for entry in node.entries().map_err(e)? {
-                            let (key, child) = entry.map_err(e)?;
+                        let c = node.container().map_err(e)?;
+                        let mut map = ser.serialize_map(Some(c.count))?;
+                        for i in 0..c.count {
+                            let id = c.key(i) as usize;
+                            let key = *self.keys.get(id).ok_or_else(|| e(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary"))))?;
+                            let child = node.child_of(&c, i).map_err(e)?;
                             let r = map.serialize_entry(key, &self.child(child));
-                            self.in_step(escape_token(key), r)?;
+                            self.in_step(|| escape_token(key), r)?;
                         }
                         map.end()
                     }
                     _ => {
-                        let len = node.len().map_err(e)?;
-                        let mut map = ser.serialize_map(Some(len))?;
-                        for entry in node.int_entries().map_err(e)? {
-                            let (key, child) = entry.map_err(e)?;
+                        let c = node.container().map_err(e)?;
+                        let mut map = ser.serialize_map(Some(c.count))?;
+                        for i in 0..c.count {
+                            let key = c.key(i) as i64;
+                            let child = node.child_of(&c, i).map_err(e)?;
                             let r = map.serialize_entry(&key, &self.child(child));
-                            self.in_step(key, r)?;
+                            self.in_step(|| key, r)?;
                         }
                         map.end()
                     }
@@ -194,7 +248,9 @@ impl Serialize for Node<'_> {
     /// passed through; JSON serializers decide what to do with them.
     fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
         let cell = RefCell::new(None);
-        let inner = SerializeNode { node: *self, depth_left: DEFAULT_MAX_DEPTH, finite_only: false, error: &cell };
+        let keys = self.dictionary_keys().map_err(|e| S::Error::custom(e.to_string()))?;
+        let budget = Budget::for_document(self.buf());
+        let inner = SerializeNode { node: *self, keys: &keys, depth_left: DEFAULT_MAX_DEPTH, finite_only: false, error: &cell, budget: &budget };
         inner.serialize(ser)
     }
 }

@@ -221,3 +221,53 @@ fn crc32(data: &[u8]) -> u32 {
     }
     !crc
 }
+
+/// A raw document: header with record A naming `root_tag`/`root`, then `body` at 112.
+fn raw_document(root_tag: u8, root: u64, body: &[u8]) -> Vec<u8> {
+    let mut bytes = vec![0u8; 112];
+    bytes[..8].copy_from_slice(b"LEAFWIRE");
+    bytes[8] = 1;
+    bytes[16..24].copy_from_slice(&1u64.to_le_bytes());
+    bytes[24..32].copy_from_slice(&root.to_le_bytes());
+    bytes[56] = root_tag;
+    bytes.extend_from_slice(body);
+    let end = bytes.len() as u64;
+    reseal(&mut bytes, end);
+    bytes
+}
+
+/// Found by fuzzing: 60 arrays, each holding the next one twice, describe 2^60 nodes in
+/// 600 bytes. Whole-value readers must stop, not run for ever.
+#[test]
+fn shared_subtrees_cannot_explode_whole_value_readers() {
+    let mut body = Vec::new();
+    for i in 0..60u16 {
+        let next = 112 + 8 * (i + 1);
+        body.extend_from_slice(&[0x01, 0x02, 0x0A, 0x0A]);
+        body.extend_from_slice(&next.to_le_bytes());
+        body.extend_from_slice(&next.to_le_bytes());
+    }
+    body.extend_from_slice(&[0x00, 0x00]);
+    let bytes = raw_document(0x0A, 112, &body);
+    assert!(Document::open(&bytes).unwrap().pointer("/0/1/0/1/0").is_ok(), "lazy steps still work");
+    for err in [
+        leafwire::decode(&bytes).unwrap_err(),
+        leafwire::json::to_json(&bytes).unwrap_err(),
+        leafwire::from_slice::<serde_json::Value>(&bytes).unwrap_err(),
+        leafwire::validate(&bytes).unwrap_err(),
+    ] {
+        assert_eq!(err.category(), Category::Malformed, "{err}");
+    }
+}
+
+/// Found by fuzzing: a child offset near u64::MAX overflowed the lookup's bounds check.
+#[test]
+fn offsets_near_u64_max_are_errors() {
+    let mut body = vec![0x03, 0x01, 0x0A, 0, 0, 0, 0, 0];
+    body.extend_from_slice(&u64::MAX.to_le_bytes());
+    let bytes = raw_document(0x0A, 112, &body);
+    let doc = Document::open(&bytes).unwrap();
+    assert_eq!(doc.pointer("/0/0").unwrap_err().category(), Category::Malformed);
+    assert_eq!(doc.pointer("/0/x").unwrap_err().category(), Category::NotFound);
+    assert!(leafwire::validate(&bytes).is_err());
+}

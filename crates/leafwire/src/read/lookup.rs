@@ -22,7 +22,7 @@ struct Header {
 
 #[inline(always)]
 fn header(buf: &[u8], offset: u64, tag: u8) -> Result<Header> {
-    if offset < HEADER_LEN as u64 || offset + 3 > buf.len() as u64 {
+    if offset < HEADER_LEN as u64 || offset > (buf.len() as u64).saturating_sub(3) {
         return Err(bad_offset(offset));
     }
     let pos = offset as usize;

@@ -19,6 +19,30 @@ pub use header::RootRecord;
 use typed::TypedHeader;
 pub use typed::{Element, TypedRef};
 
+/// Work allowance of a whole-value traversal (decode, JSON, serde): each child visited
+/// costs 1 and each data block its length. In a tree this sums to less than the document
+/// length (every child has its own tag byte; blocks do not overlap); a crafted document
+/// that shares subtrees (a DAG, describing exponentially many nodes) runs out instead of
+/// running forever.
+pub(crate) struct Budget(std::cell::Cell<u64>);
+
+impl Budget {
+    pub fn for_document(buf: &[u8]) -> Budget {
+        Budget(std::cell::Cell::new(buf.len() as u64))
+    }
+
+    #[inline]
+    pub fn charge(&self, cost: u64, offset: u64) -> Result<()> {
+        match self.0.get().checked_sub(cost) {
+            Some(left) => {
+                self.0.set(left);
+                Ok(())
+            }
+            None => Err(Error::malformed(offset, "the document describes more values than it has bytes (a shared subtree or cycle)")),
+        }
+    }
+}
+
 /// An open Leafwire document over borrowed bytes. Opening costs O(1).
 #[derive(Debug, Clone, Copy)]
 pub struct Document<'a> {
@@ -126,6 +150,16 @@ impl<'a> Node<'a> {
 
     pub fn is_empty(&self) -> Result<bool> {
         Ok(self.len()? == 0)
+    }
+
+    /// Every key of the document's dictionary, checked for UTF-8 once (for writers that
+    /// visit many objects).
+    pub(crate) fn dictionary_keys(&self) -> Result<Vec<&'a str>> {
+        (0..self.dict.count() as u64).map(|id| self.dict.key_str(self.buf, id)).collect()
+    }
+
+    pub(crate) fn child_of(&self, c: &Container<'a>, i: usize) -> Result<Node<'a>> {
+        self.child(c, i)
     }
 
     fn child(&self, c: &Container<'a>, i: usize) -> Result<Node<'a>> {
@@ -307,7 +341,7 @@ impl<'a> Node<'a> {
     /// A string, borrowed from the document.
     pub fn as_str(&self) -> Result<&'a str> {
         let bytes = self.data_block(tag::STRING, "a string")?;
-        std::str::from_utf8(bytes).map_err(|e| Error::malformed(self.payload, format!("string is not valid UTF-8 ({e})")))
+        simdutf8::basic::from_utf8(bytes).map_err(|_| Error::malformed(self.payload, "string is not valid UTF-8"))
     }
 
     /// A bytes value, borrowed from the document.
@@ -362,7 +396,17 @@ impl<'a> Node<'a> {
 
     /// Decodes this value and everything under it.
     pub fn to_value(&self) -> Result<Value> {
-        crate::decode::node_to_value(self, crate::layout::DEFAULT_MAX_DEPTH)
+        crate::decode::node_to_value(self, crate::layout::DEFAULT_MAX_DEPTH, &Budget::for_document(self.buf))
+    }
+
+    /// What visiting this node costs against a `Budget`: its block's length for data
+    /// blocks (an upper bound read from its header), 1 for everything else.
+    pub(crate) fn visit_cost(&self) -> u64 {
+        match self.tag {
+            tag::STRING | tag::BYTES | tag::BIGNUM => read_varint(self.buf, self.payload as usize).map_or(1, |(len, _)| len.max(1)),
+            tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| (h.count * h.element.size()).max(1) as u64),
+            _ => 1,
+        }
     }
 
     pub(crate) fn key_str(&self, id: u64) -> Result<&'a str> {
