@@ -1,1 +1,126 @@
-fn main() {}
+//! The `leafwire` command: convert between JSON and Leafwire, query, validate and inspect
+//! Leafwire files.
+//!
+//! Every failure is one line on stderr, `leafwire: FILE: what (where)`, with a non-zero
+//! exit status and nothing on stdout.
+
+mod convert;
+mod failure;
+mod files;
+mod report;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use failure::Failure;
+
+/// Deepest `--max-depth` accepted: the parser and validator recurse once per level, and
+/// the worker thread's stack (below) is sized for this many.
+const MAX_DEPTH_CEILING: u32 = 10_000;
+const WORKER_STACK_BYTES: usize = 256 << 20;
+
+#[derive(Parser)]
+#[command(name = "leafwire", version, about = "Convert, query, validate and inspect Leafwire files")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Convert JSON text to a Leafwire file (written atomically).
+    FromJson {
+        /// JSON file to read, or `-` for stdin.
+        input: PathBuf,
+        /// Leafwire file to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Deepest nesting accepted.
+        #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH_CEILING as i64))]
+        max_depth: u32,
+        /// What an object with a repeated key does.
+        #[arg(long, value_enum, default_value_t = DuplicateKeys::Error)]
+        duplicate_keys: DuplicateKeys,
+    },
+    /// Convert a Leafwire file to JSON text (compact unless --pretty).
+    ToJson {
+        /// Leafwire file to read.
+        input: PathBuf,
+        /// File to write instead of stdout (written atomically).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Indent the JSON by two spaces.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Print the value at a JSON Pointer (RFC 6901) as JSON, reading only its path.
+    Get {
+        /// Leafwire file to read.
+        input: PathBuf,
+        /// JSON Pointer, e.g. `/statuses/0/user/name`; `""` is the root.
+        pointer: String,
+    },
+    /// Check every rule of the format and print a one-line summary.
+    Validate {
+        /// Leafwire file to read.
+        input: PathBuf,
+        /// Deepest nesting accepted.
+        #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH_CEILING as i64))]
+        max_depth: u32,
+    },
+    /// Summarize a file: header, dictionary and the top level of the value.
+    Inspect {
+        /// Leafwire file to read.
+        input: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DuplicateKeys {
+    /// Fail on the second occurrence of a key.
+    Error,
+    /// Keep the last value, as JavaScript does.
+    Last,
+}
+
+fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::FromJson { input, output, max_depth, duplicate_keys } => {
+            let options = leafwire::json::JsonOptions {
+                max_depth: max_depth as usize,
+                duplicate_keys: match duplicate_keys {
+                    DuplicateKeys::Error => leafwire::DuplicateKeys::Error,
+                    DuplicateKeys::Last => leafwire::DuplicateKeys::Last,
+                },
+            };
+            convert::from_json(&input, &output, &options)
+        }
+        Command::ToJson { input, output, pretty } => convert::to_json(&input, output.as_deref(), pretty),
+        Command::Get { input, pointer } => convert::get(&input, &pointer),
+        Command::Validate { input, max_depth } => report::validate(&input, max_depth as usize),
+        Command::Inspect { input } => report::inspect(&input),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A panic is a bug; keep its message and location, and report it below as one
+    // line like every other failure.
+    std::panic::set_hook(Box::new(|info| failure::record_panic(info.to_string())));
+    // Parsing and validation recurse once per nesting level: run on a stack sized for
+    // the deepest `--max-depth` allowed, so deep input is an error, never a crash.
+    let worker = std::thread::Builder::new().stack_size(WORKER_STACK_BYTES).spawn(move || run(cli.command));
+    let outcome = match worker {
+        Ok(handle) => handle.join().unwrap_or_else(|_| Err(Failure::panicked())),
+        Err(e) => Err(Failure::internal(format!("cannot start a worker thread: {e}"))),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("{failure}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -9,7 +9,7 @@ use crate::layout::DEFAULT_MAX_DEPTH;
 use crate::read::Document;
 use crate::value::Value;
 
-pub use write::{to_json_node, write_json_node};
+pub use write::{to_json_node, write_json_node, write_json_node_pretty};
 
 /// Options of the JSON → Leafwire conversion.
 #[derive(Debug, Clone, Copy)]

@@ -19,3 +19,9 @@ pub fn write_json_node<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
     let mut ser = serde_json::Serializer::new(writer);
     Owned::new(*node, true).serialize_into(&mut ser)
 }
+
+/// Writes the value at `node` as JSON text indented by two spaces into `writer`.
+pub fn write_json_node_pretty<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
+    let mut ser = serde_json::Serializer::pretty(writer);
+    Owned::new(*node, true).serialize_into(&mut ser)
+}
