@@ -19,7 +19,8 @@ impl_element!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16
 pub(crate) struct TypedHeader {
     pub element: ElementType,
     pub rank: usize,
-    pub shape: [u64; MAX_RANK],
+    /// The dimensions (`rank` of them); most arrays have one or two, kept inline.
+    pub shape: smallvec::SmallVec<[u64; 3]>,
     /// Element count (product of the shape).
     pub count: usize,
     pub data_pos: usize,
@@ -41,18 +42,20 @@ impl TypedHeader {
         if has_mask && (element != ElementType::F64 || rank_byte & rank::HAS_CAPACITY != 0) {
             return Err(malformed("an integer mask needs element type f64 and no capacity".into()));
         }
-        let mut shape = [0u64; MAX_RANK];
+        let mut shape = smallvec::SmallVec::<[u64; 3]>::new();
         let mut q = pos + 2;
         let mut count: u64 = 1;
         let mut rows: u64 = 1;
-        for d in shape.iter_mut().take(rank) {
-            (*d, q) = read_varint(buf, q)?;
-            count = count.checked_mul(*d).ok_or_else(|| malformed("element count overflows".into()))?;
+        for _ in 0..rank {
+            let d;
+            (d, q) = read_varint(buf, q)?;
+            count = count.checked_mul(d).ok_or_else(|| malformed("element count overflows".into()))?;
             // Bounds the rows a reader may walk even when a later dimension is zero.
-            rows = rows.saturating_mul(*d);
+            rows = rows.saturating_mul(d);
             if rows > buf.len() as u64 {
                 return Err(malformed(format!("shape has more rows than the document has bytes (dimension {d})")));
             }
+            shape.push(d);
         }
         let mut spare_rows = 0;
         if rank_byte & rank::HAS_CAPACITY != 0 {

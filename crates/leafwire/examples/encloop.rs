@@ -1,0 +1,11 @@
+//! Profiling aid: encodes one decoded file N times.
+fn main() {
+    let path = std::env::args().nth(1).unwrap();
+    let n: usize = std::env::args().nth(2).map_or(10, |v| v.parse().unwrap());
+    let value = leafwire::json::parse(&std::fs::read(path).unwrap()).unwrap();
+    let mut total = 0;
+    for _ in 0..n {
+        total += leafwire::encode(&value).unwrap().len();
+    }
+    println!("{total}");
+}
