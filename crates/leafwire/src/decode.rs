@@ -8,7 +8,7 @@ use crate::value::{IntMap, Map, Value};
 /// Counts come from the document: reserve at most this much up front, grow past it.
 const PREALLOCATE_LIMIT: usize = 1 << 16;
 
-pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, budget: &Budget) -> Result<Value> {
+pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, limit: usize, budget: &Budget) -> Result<Value> {
     budget.charge(node.visit_cost(), node.offset())?;
     Ok(match node.kind() {
         crate::Kind::Null => Value::Null,
@@ -22,13 +22,13 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, budget: &Budget)
         crate::Kind::BigNum => Value::BigNum(node.as_bignum()?.to_owned()),
         crate::Kind::TypedArray => Value::Typed(node.typed()?.to_typed_array()),
         kind => {
-            let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(crate::layout::DEFAULT_MAX_DEPTH).at(node.offset()))?;
+            let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(limit).at(node.offset()))?;
             let c = node.container()?;
             match kind {
                 crate::Kind::Array => {
                     let mut out = Vec::with_capacity(c.count.min(PREALLOCATE_LIMIT));
                     for child in node.iter()? {
-                        out.push(node_to_value(&child?, depth_left, budget)?);
+                        out.push(node_to_value(&child?, depth_left, limit, budget)?);
                     }
                     Value::Array(out)
                 }
@@ -36,7 +36,7 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, budget: &Budget)
                     let mut map = Map::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
                     for entry in node.entries()? {
                         let (key, child) = entry?;
-                        if map.insert(key.to_owned(), node_to_value(&child, depth_left, budget)?).is_some() {
+                        if map.insert(key.to_owned(), node_to_value(&child, depth_left, limit, budget)?).is_some() {
                             return Err(Error::malformed(node.offset(), format!("duplicate key \"{key}\" in object")));
                         }
                     }
@@ -47,7 +47,7 @@ pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, budget: &Budget)
                     let mut map = IntMap::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
                     for entry in node.int_entries()? {
                         let (key, child) = entry?;
-                        if map.insert(key, node_to_value(&child, depth_left, budget)?).is_some() {
+                        if map.insert(key, node_to_value(&child, depth_left, limit, budget)?).is_some() {
                             return Err(Error::malformed(node.offset(), format!("duplicate key {key} in intmap")));
                         }
                     }

@@ -34,6 +34,8 @@ struct Layout {
     /// Provisional key ids in sorted order.
     sorted_keys: Vec<u32>,
     dict_len: usize,
+    /// The most rows any typed array's shape describes (spec §5.2 bounds it by `end`).
+    max_rows: u64,
 }
 
 pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
@@ -49,6 +51,13 @@ pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
         }
         pointer_width *= 2;
     };
+    let end = (data_start + layout.data_len) as u64;
+    if layout.max_rows > end {
+        return Err(Error::new(
+            Category::LimitExceeded,
+            format!("a typed array's shape describes {} rows, more than the {end} bytes of its document (spec §5.2)", layout.max_rows),
+        ));
+    }
     for &i in &layout.data_order {
         layout.offsets[i] += data_start as u64;
     }
@@ -95,7 +104,7 @@ fn plan(b: &Builder) -> Result<Layout> {
         align(16 + 4 * (b.dict.len() + 1) + bytes, 4) + 4 * layout::dictionary_table_size(b.dict.len())
     };
 
-    let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len };
+    let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len, max_rows: 0 };
     let root = n - 1;
     let mut queue = std::collections::VecDeque::new();
     if is_container(&b.items[root]) {
@@ -147,6 +156,11 @@ fn add_data_block(b: &Builder, layout: &mut Layout, i: usize) -> bool {
         Item::Str { len, .. } | Item::Bytes { len, .. } | Item::BigNum { len, .. } => varint_len(len as u64) + len,
         Item::Typed(t) => {
             let t = &b.typed[t];
+            let rows = t.shape.iter().scan(1u64, |acc, &d| {
+                *acc = acc.saturating_mul(d);
+                Some(*acc)
+            });
+            layout.max_rows = layout.max_rows.max(rows.max().unwrap_or(0));
             let header = 2 + t.shape.iter().map(|&d| varint_len(d)).sum::<usize>();
             let start = align(layout.data_len + header, t.element.size());
             let count = t.data.len() / t.element.size();

@@ -62,14 +62,24 @@ pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
     T::deserialize(de::NodeDeserializer::new(doc.root(), &budget))
 }
 
-/// Encodes a `Value` canonically.
+/// Encodes a `Value` canonically (nesting up to `DEFAULT_MAX_DEPTH`).
 pub fn encode(value: &Value) -> Result<Vec<u8>> {
-    let mut b = build::Builder::new(DEFAULT_MAX_DEPTH);
+    encode_with(value, DEFAULT_MAX_DEPTH)
+}
+
+/// Encodes a `Value` canonically, accepting nesting up to `max_depth` containers.
+pub fn encode_with(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
+    let mut b = build::Builder::new(max_depth);
     from_value::push_value(&mut b, 0, value)?;
     encode::encode(&b.finish()?)
 }
 
-/// Decodes a whole document into a `Value`.
+/// Decodes a whole document into a `Value` (nesting up to `DEFAULT_MAX_DEPTH`).
 pub fn decode(bytes: &[u8]) -> Result<Value> {
     Document::open(bytes)?.root().to_value()
+}
+
+/// Decodes a whole document into a `Value`, accepting nesting up to `max_depth`.
+pub fn decode_with(bytes: &[u8], max_depth: usize) -> Result<Value> {
+    Document::open(bytes)?.root().to_value_with(max_depth)
 }

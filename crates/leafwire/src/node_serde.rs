@@ -19,6 +19,7 @@ pub(crate) struct SerializeNode<'a, 'e> {
     /// The dictionary's keys, checked once per write instead of at every occurrence.
     keys: &'e [&'a str],
     depth_left: usize,
+    max_depth: usize,
     /// Refuse NaN and infinities (JSON has no form for them).
     finite_only: bool,
     error: &'e RefCell<Option<Error>>,
@@ -29,12 +30,13 @@ pub(crate) struct SerializeNode<'a, 'e> {
 pub(crate) struct Owned<'a> {
     node: Node<'a>,
     finite_only: bool,
+    max_depth: usize,
     error: RefCell<Option<Error>>,
 }
 
 impl<'a> Owned<'a> {
-    pub fn new(node: Node<'a>, finite_only: bool) -> Owned<'a> {
-        Owned { node, finite_only, error: RefCell::new(None) }
+    pub fn new(node: Node<'a>, finite_only: bool, max_depth: usize) -> Owned<'a> {
+        Owned { node, finite_only, max_depth, error: RefCell::new(None) }
     }
 
     pub fn serialize_into<S: Serializer>(&self, ser: S) -> Result<()>
@@ -43,7 +45,7 @@ impl<'a> Owned<'a> {
     {
         let keys = self.node.dictionary_keys()?;
         let budget = Budget::for_document(self.node.buf());
-        let inner = SerializeNode { node: self.node, keys: &keys, depth_left: DEFAULT_MAX_DEPTH, finite_only: self.finite_only, error: &self.error, budget: &budget };
+        let inner = SerializeNode { node: self.node, keys: &keys, depth_left: self.max_depth, max_depth: self.max_depth, finite_only: self.finite_only, error: &self.error, budget: &budget };
         match inner.serialize(ser) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.error.borrow_mut().take().unwrap_or_else(|| Error::new(Category::Io, e.to_string()))),
@@ -59,7 +61,7 @@ impl<'a, 'e> SerializeNode<'a, 'e> {
     }
 
     fn child(&self, node: Node<'a>) -> SerializeNode<'a, 'e> {
-        SerializeNode { node, keys: self.keys, depth_left: self.depth_left - 1, finite_only: self.finite_only, error: self.error, budget: self.budget }
+        SerializeNode { node, keys: self.keys, depth_left: self.depth_left - 1, max_depth: self.max_depth, finite_only: self.finite_only, error: self.error, budget: self.budget }
     }
 
     /// Prefixes the recorded error's path with one step.
@@ -193,7 +195,7 @@ impl Serialize for SerializeNode<'_, '_> {
             }
             kind => {
                 if self.depth_left == 0 {
-                    return Err(e(Error::depth_limit(DEFAULT_MAX_DEPTH).at(node.offset())));
+                    return Err(e(Error::depth_limit(self.max_depth).at(node.offset())));
                 }
                 match kind {
                     Kind::Array => {
@@ -250,7 +252,7 @@ impl Serialize for Node<'_> {
         let cell = RefCell::new(None);
         let keys = self.dictionary_keys().map_err(|e| S::Error::custom(e.to_string()))?;
         let budget = Budget::for_document(self.buf());
-        let inner = SerializeNode { node: *self, keys: &keys, depth_left: DEFAULT_MAX_DEPTH, finite_only: false, error: &cell, budget: &budget };
+        let inner = SerializeNode { node: *self, keys: &keys, depth_left: DEFAULT_MAX_DEPTH, max_depth: DEFAULT_MAX_DEPTH, finite_only: false, error: &cell, budget: &budget };
         inner.serialize(ser)
     }
 }

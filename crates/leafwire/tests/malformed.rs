@@ -261,3 +261,34 @@ fn offsets_near_u64_max_are_errors() {
     assert_eq!(doc.pointer("/0/x").unwrap_err().category(), Category::NotFound);
     assert!(leafwire::validate(&bytes).is_err());
 }
+
+/// Found by the Python bindings: an empty array of shape (5, 6, 6, 0) describes 180 rows
+/// in a ~120-byte document, which spec §5.2 forbids; the encoder must refuse it rather
+/// than write bytes its own reader rejects.
+#[test]
+fn the_encoder_refuses_shapes_its_reader_would_reject() {
+    let empty = leafwire::TypedArray::with_shape(leafwire::TypedData::Bool(vec![]), vec![5, 6, 6, 0]).unwrap();
+    let err = leafwire::encode(&leafwire::Value::Typed(empty)).unwrap_err();
+    assert_eq!(err.category(), Category::LimitExceeded, "{err}");
+    let fine = leafwire::TypedArray::with_shape(leafwire::TypedData::Bool(vec![]), vec![5, 0]).unwrap();
+    let bytes = leafwire::encode(&leafwire::Value::Typed(fine)).unwrap();
+    leafwire::validate(&bytes).unwrap();
+}
+
+#[test]
+fn depth_limits_are_options_on_every_whole_value_path() {
+    let mut v = leafwire::Value::Null;
+    for _ in 0..300 {
+        v = leafwire::Value::Array(vec![v]);
+    }
+    assert_eq!(leafwire::encode(&v).unwrap_err().category(), Category::DepthLimit);
+    let bytes = leafwire::encode_with(&v, 400).unwrap();
+    assert_eq!(leafwire::decode(&bytes).unwrap_err().category(), Category::DepthLimit);
+    assert_eq!(leafwire::decode_with(&bytes, 400).unwrap(), v);
+    let options = leafwire::json::JsonOptions { max_depth: 400, ..Default::default() };
+    assert_eq!(leafwire::json::to_json(&bytes).unwrap_err().category(), Category::DepthLimit);
+    let text = leafwire::json::to_json_with(&bytes, &options).unwrap();
+    assert_eq!(text, format!("{}null{}", "[".repeat(300), "]".repeat(300)));
+    let validated = leafwire::validate_with(&bytes, &leafwire::ValidateOptions { max_depth: 400 }).unwrap();
+    assert_eq!(validated.max_depth, 300);
+}

@@ -9,7 +9,7 @@ use crate::layout::DEFAULT_MAX_DEPTH;
 use crate::read::Document;
 use crate::value::Value;
 
-pub use write::{to_json_node, write_json_node, write_json_node_pretty};
+pub use write::{to_json_node, write_json_node, write_json_node_pretty, write_json_node_with};
 
 /// Options of the JSON → Leafwire conversion.
 #[derive(Debug, Clone, Copy)]
@@ -47,4 +47,11 @@ pub fn parse(json: &[u8]) -> Result<Value> {
 /// Writes a Leafwire document as compact JSON text.
 pub fn to_json(leafwire: &[u8]) -> Result<String> {
     to_json_node(&Document::open(leafwire)?.root())
+}
+
+/// Writes a Leafwire document as compact JSON text, nesting up to `options.max_depth`.
+pub fn to_json_with(leafwire: &[u8], options: &JsonOptions) -> Result<String> {
+    let mut out = Vec::with_capacity(leafwire.len() * 3 / 2);
+    write_json_node_with(&Document::open(leafwire)?.root(), &mut out, options.max_depth)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }

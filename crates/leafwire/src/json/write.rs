@@ -16,12 +16,18 @@ pub fn to_json_node(node: &Node<'_>) -> Result<String> {
 
 /// Writes the value at `node` as compact JSON text into `writer`.
 pub fn write_json_node<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
+    write_json_node_with(node, writer, crate::DEFAULT_MAX_DEPTH)
+}
+
+/// Writes the value at `node` as compact JSON text, accepting nesting up to `max_depth`.
+pub fn write_json_node_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usize) -> Result<()> {
     let mut ser = serde_json::Serializer::new(writer);
-    Owned::new(*node, true).serialize_into(&mut ser)
+    Owned::new(*node, true, max_depth).serialize_into(&mut ser)
 }
 
 /// Writes the value at `node` as JSON text indented by two spaces into `writer`.
 pub fn write_json_node_pretty<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
+    let max_depth = crate::DEFAULT_MAX_DEPTH;
     let mut ser = serde_json::Serializer::pretty(writer);
-    Owned::new(*node, true).serialize_into(&mut ser)
+    Owned::new(*node, true, max_depth).serialize_into(&mut ser)
 }

@@ -394,9 +394,14 @@ impl<'a> Node<'a> {
         Ok(IntEntries { node: *self, container: self.container()?, next: 0 })
     }
 
-    /// Decodes this value and everything under it.
+    /// Decodes this value and everything under it (nesting up to `DEFAULT_MAX_DEPTH`).
     pub fn to_value(&self) -> Result<Value> {
-        crate::decode::node_to_value(self, crate::layout::DEFAULT_MAX_DEPTH, &Budget::for_document(self.buf))
+        self.to_value_with(crate::layout::DEFAULT_MAX_DEPTH)
+    }
+
+    /// Decodes this value and everything under it, accepting nesting up to `max_depth`.
+    pub fn to_value_with(&self, max_depth: usize) -> Result<Value> {
+        crate::decode::node_to_value(self, max_depth, max_depth, &Budget::for_document(self.buf))
     }
 
     /// What visiting this node costs against a `Budget`: its block's length for data
