@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 echo "== Rust: cargo test (release: the corpus tests convert 24 MB of GeoJSON)"
 cargo test --workspace --release
 
-echo "== Python: reference reader"
+echo "== Python: build and install the package (maturin, from PyPI), then its tests"
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q pytest hypothesis
-.venv/bin/python -m pytest -q tests/python/test_reference.py
+.venv/bin/python -m pip install -q ".[test]"
+.venv/bin/python -m pytest -q tests/python

@@ -1,0 +1,566 @@
+//! `leafwire.open`: a lazily read document over a memory-mapped file or a caller's buffer,
+//! and its nodes, which behave as read-only mappings (objects, intmaps) and sequences
+//! (arrays). Scalars come out as Python values and typed arrays as read-only numpy views
+//! of the bytes.
+//!
+//! Ownership: a `Document` owns the bytes (the mapping, or a reference to the bytes object,
+//! or a held buffer export). Nodes and numpy views hold a reference to the `Document`, so
+//! the bytes live as long as anything that points into them.
+
+use std::path::PathBuf;
+
+use leafwire::{Children, Entries, IntEntries, Kind, MappedFile, Node};
+use pyo3::buffer::PyUntypedBuffer;
+use pyo3::exceptions::{PyIndexError, PyTypeError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
+
+use crate::arrays;
+use crate::decode::{err, Arrays, Decoder};
+use crate::errors::{to_py, NotFoundError, Side};
+
+/// What keeps a document's bytes alive and in place.
+enum Owner {
+    Mapped(#[allow(dead_code)] MappedFile),
+    Bytes(#[allow(dead_code)] Py<PyBytes>),
+    Buffer(#[allow(dead_code)] PyUntypedBuffer),
+}
+
+/// A Leafwire document opened lazily: nothing past the header is read until asked for.
+#[pyclass(frozen, module = "leafwire", name = "Document")]
+pub struct Document {
+    // Declared before `owner` so it is dropped first; it borrows the owner's bytes.
+    doc: leafwire::Document<'static>,
+    owner: Owner,
+}
+
+/// The bytes of a buffer export, which must be C-contiguous.
+pub fn buffer_bytes(buffer: &PyUntypedBuffer) -> PyResult<&[u8]> {
+    if !buffer.is_c_contiguous() {
+        return Err(PyTypeError::new_err("the buffer must be C-contiguous"));
+    }
+    let len = buffer.len_bytes();
+    if len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: the export keeps the memory alive and its size fixed while `buffer` lives;
+    // the returned slice borrows `buffer`. Leafwire never writes through it.
+    Ok(unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, len) })
+}
+
+impl Document {
+    fn from_owner(py: Python<'_>, owner: Owner) -> PyResult<Document> {
+        let bytes: &[u8] = match &owner {
+            Owner::Mapped(m) => m.as_bytes(),
+            Owner::Bytes(b) => b.bind(py).as_bytes(),
+            Owner::Buffer(b) => buffer_bytes(b)?,
+        };
+        // SAFETY: the bytes belong to `owner`, which moves into the same `Document` and is
+        // dropped after `doc`; their address does not change when `owner` moves (a mapping,
+        // the storage of an immutable bytes object, or an exported buffer).
+        let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
+        let doc = leafwire::Document::open(bytes).map_err(|e| err(py, e))?;
+        Ok(Document { doc, owner })
+    }
+
+    pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
+        if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
+            let path: PathBuf = source.extract()?;
+            // Opened once here for the precise OSError subclass (FileNotFoundError...).
+            if std::fs::File::open(&path)?.metadata()?.is_dir() {
+                return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!("{} is a directory", path.display())));
+            }
+            let mapped = MappedFile::open(&path).map_err(|e| to_py(py, e, Side::Decode))?;
+            return Document::from_owner(py, Owner::Mapped(mapped));
+        }
+        if let Ok(bytes) = source.cast::<PyBytes>() {
+            return Document::from_owner(py, Owner::Bytes(bytes.clone().unbind()));
+        }
+        match PyUntypedBuffer::get(source) {
+            Ok(buffer) => Document::from_owner(py, Owner::Buffer(buffer)),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "open() expects a path (str or os.PathLike) or a bytes-like object, not {}",
+                source.get_type().qualname()?
+            ))),
+        }
+    }
+
+    fn kind_of_owner(&self) -> &'static str {
+        match self.owner {
+            Owner::Mapped(_) => "mapped file",
+            Owner::Bytes(_) => "bytes",
+            Owner::Buffer(_) => "buffer",
+        }
+    }
+}
+
+/// A node as Python sees it: a scalar value, a numpy view, or a container node.
+pub fn wrap<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static>) -> PyResult<Bound<'py, PyAny>> {
+    if let Some(obj) = Decoder::scalar(py, &node, doc.get().doc.as_bytes())? {
+        return Ok(obj);
+    }
+    let doc_ref = doc.clone().unbind();
+    match node.kind() {
+        Kind::Array => Ok(Bound::new(py, ArrayNode { doc: doc_ref, node })?.into_any()),
+        Kind::Object | Kind::IntMap => Ok(Bound::new(py, MapNode { doc: doc_ref, node })?.into_any()),
+        _ => {
+            let typed = node.typed().map_err(|e| err(py, e))?;
+            arrays::view(py, &typed, doc.as_any(), node.offset())
+        }
+    }
+}
+
+fn to_python<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+    let mode = Arrays::parse(arrays)?;
+    let owner = doc.as_any();
+    let mut decoder = Decoder::new(py, mode, crate::check_depth(max_depth)?, Some(owner), doc.get().doc.as_bytes());
+    decoder.value(node, 0)
+}
+
+fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+    let found = node.pointer(path).map_err(|e| to_py(py, e, Side::Decode))?;
+    wrap(py, doc, found)
+}
+
+#[pymethods]
+impl Document {
+    /// The root value: a node for containers, a numpy view for a typed array, else a scalar.
+    #[getter]
+    fn root<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        wrap(slf.py(), slf, slf.get().doc.root())
+    }
+
+    /// The value at a JSON Pointer (RFC 6901), "" being the root. Raises NotFoundError
+    /// (a KeyError) when the path names nothing.
+    fn pointer<'py>(slf: &Bound<'py, Self>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        pointer(slf.py(), slf, &slf.get().doc.root(), path)
+    }
+
+    /// The whole document as Python values (like `loads`, but typed arrays are views of
+    /// the document's bytes when `arrays="numpy"`).
+    #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
+    fn to_python<'py>(slf: &Bound<'py, Self>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        to_python(slf.py(), slf, &slf.get().doc.root(), arrays, max_depth)
+    }
+
+    /// Checks the whole document (spec §9); raises DecodeError with the offset at fault.
+    #[pyo3(signature = (*, max_depth = 128))]
+    fn validate(&self, py: Python<'_>, max_depth: usize) -> PyResult<()> {
+        let options = leafwire::ValidateOptions { max_depth: crate::check_depth(max_depth)? };
+        leafwire::validate_with(self.doc.as_bytes(), &options).map(|_| ()).map_err(|e| err(py, e))
+    }
+
+    /// Length of the document in bytes.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.doc.as_bytes().len()
+    }
+
+    fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        Self::root(slf)?.get_item(key)
+    }
+
+    fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        Self::root(slf)?.len()
+    }
+
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(Self::root(slf)?.try_iter()?.into_any())
+    }
+
+    fn __contains__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Self::root(slf)?.contains(key)
+    }
+
+    #[pyo3(signature = (key, default = None))]
+    fn get<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        Self::root(slf)?.call_method1("get", (key, default))
+    }
+
+    fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::root(slf)?.call_method0("keys")
+    }
+
+    fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::root(slf)?.call_method0("values")
+    }
+
+    fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::root(slf)?.call_method0("items")
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind())
+    }
+}
+
+// ---- container nodes ----
+
+/// An object or intmap inside an open document: a read-only `collections.abc.Mapping`.
+#[pyclass(frozen, mapping, module = "leafwire", name = "ObjectNode")]
+pub struct MapNode {
+    doc: Py<Document>,
+    node: Node<'static>,
+}
+
+/// The view classes of `keys()`, `values()` and `items()`, defined in `leafwire/__init__.py`
+/// as subclasses of the `collections.abc` views with fast iteration.
+static KEYS_VIEW: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static VALUES_VIEW: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ITEMS_VIEW: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+impl MapNode {
+    fn is_object(&self) -> bool {
+        self.node.kind() == Kind::Object
+    }
+
+    /// The child under `key`; `Ok(None)` when absent or of a key type this map cannot hold.
+    fn lookup(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Option<Node<'static>>> {
+        let found = if self.is_object() {
+            let Ok(key) = key.cast::<PyString>() else { return Ok(None) };
+            self.node.get(key.to_str()?)
+        } else {
+            if !key.is_instance_of::<PyInt>() {
+                return Ok(None);
+            }
+            let Ok(key) = key.extract::<i64>() else { return Ok(None) };
+            self.node.get_int(key)
+        };
+        match found {
+            Ok(node) => Ok(Some(node)),
+            Err(e) if e.category() == leafwire::Category::NotFound => Ok(None),
+            Err(e) => Err(err(py, e)),
+        }
+    }
+
+    fn iter(&self, py: Python<'_>, what: IterWhat) -> PyResult<MapIter> {
+        let entries = if self.is_object() {
+            MapEntries::Object(self.node.entries().map_err(|e| err(py, e))?)
+        } else {
+            MapEntries::IntMap(self.node.int_entries().map_err(|e| err(py, e))?)
+        };
+        Ok(MapIter { doc: self.doc.clone_ref(py), entries, what })
+    }
+
+    fn view<'py>(slf: &Bound<'py, Self>, cell: &'static PyOnceLock<Py<PyType>>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let class = cell.import(slf.py(), "leafwire", name)?;
+        class.call1((slf,))
+    }
+}
+
+#[pymethods]
+impl MapNode {
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.node.len().map_err(|e| err(py, e))
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        match self.lookup(py, key)? {
+            Some(node) => wrap(py, self.doc.bind(py), node),
+            None => Err(NotFoundError::new_err((key.clone().unbind(),))),
+        }
+    }
+
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.lookup(py, key)?.is_some())
+    }
+
+    #[pyo3(signature = (key, default = None))]
+    fn get<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        match self.lookup(py, key)? {
+            Some(node) => wrap(py, self.doc.bind(py), node),
+            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
+        }
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<MapIter> {
+        self.iter(py, IterWhat::Keys)
+    }
+
+    fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::view(slf, &KEYS_VIEW, "_NodeKeysView")
+    }
+
+    fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::view(slf, &VALUES_VIEW, "_NodeValuesView")
+    }
+
+    fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::view(slf, &ITEMS_VIEW, "_NodeItemsView")
+    }
+
+    /// Iterator over the values in order (what `values()` iterates with).
+    fn _iter_values(&self, py: Python<'_>) -> PyResult<MapIter> {
+        self.iter(py, IterWhat::Values)
+    }
+
+    /// Iterator over (key, value) pairs in order (what `items()` iterates with).
+    fn _iter_items(&self, py: Python<'_>) -> PyResult<MapIter> {
+        self.iter(py, IterWhat::Items)
+    }
+
+    /// The value at a JSON Pointer relative to this node.
+    fn pointer<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        pointer(py, self.doc.bind(py), &self.node, path)
+    }
+
+    /// This object (and everything under it) as a dict.
+    #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
+    fn to_python<'py>(&self, py: Python<'py>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, self.doc.bind(py), &self.node, arrays, max_depth)
+    }
+
+    /// "object" or "intmap".
+    #[getter]
+    fn kind(&self) -> &'static str {
+        if self.is_object() { "object" } else { "intmap" }
+    }
+
+    /// Byte offset of the container in the document.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.node.offset()
+    }
+
+    #[getter]
+    fn document(&self, py: Python<'_>) -> Py<Document> {
+        self.doc.clone_ref(py)
+    }
+
+    fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let mapping = py.import("collections.abc")?.getattr("Mapping")?;
+        if !other.is_instance(&mapping)? {
+            return Ok(py.NotImplemented().into_bound(py));
+        }
+        let builtins = py.import("builtins")?;
+        let dict = builtins.getattr("dict")?;
+        let mine = dict.call1((Self::items(slf)?,))?;
+        let theirs = dict.call1((other.call_method0("items")?,))?;
+        Ok(mine.eq(theirs)?.into_pyobject(py)?.to_owned().into_any())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("<leafwire {} node at offset {} with {} keys>", self.kind(), self.node.offset(), self.__len__(py)?))
+    }
+}
+
+/// An array inside an open document: a read-only `collections.abc.Sequence`.
+#[pyclass(frozen, sequence, module = "leafwire", name = "ArrayNode")]
+pub struct ArrayNode {
+    doc: Py<Document>,
+    node: Node<'static>,
+}
+
+impl ArrayNode {
+    fn len(&self, py: Python<'_>) -> PyResult<usize> {
+        self.node.len().map_err(|e| err(py, e))
+    }
+
+    fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        let node = self.node.at(i).map_err(|e| err(py, e))?;
+        wrap(py, self.doc.bind(py), node)
+    }
+
+    fn children(&self, py: Python<'_>) -> PyResult<ArrayIter> {
+        let children = self.node.iter().map_err(|e| err(py, e))?;
+        Ok(ArrayIter { doc: self.doc.clone_ref(py), children })
+    }
+}
+
+#[pymethods]
+impl ArrayNode {
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        self.len(py)
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let len = self.len(py)?;
+        if let Ok(slice) = index.cast::<PySlice>() {
+            let s = slice.indices(len as isize)?;
+            let mut out = Vec::with_capacity(s.slicelength);
+            let mut i = s.start;
+            for _ in 0..s.slicelength {
+                out.push(self.item(py, i as usize)?);
+                i += s.step;
+            }
+            return Ok(pyo3::types::PyList::new(py, out)?.into_any());
+        }
+        let i: isize = index.extract().map_err(|_| {
+            PyTypeError::new_err(format!("array indices must be integers or slices, not {}", index.get_type().qualname().map(|n| n.to_string()).unwrap_or_default()))
+        })?;
+        let resolved = if i < 0 { i + len as isize } else { i };
+        if resolved < 0 || resolved as usize >= len {
+            return Err(PyIndexError::new_err(format!("index {i} out of range for array of length {len}")));
+        }
+        self.item(py, resolved as usize)
+    }
+
+    fn __iter__(&self, py: Python<'_>) -> PyResult<ArrayIter> {
+        self.children(py)
+    }
+
+    fn __reversed__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let len = self.len(py)?;
+        let items = (0..len).rev().map(|i| self.item(py, i)).collect::<PyResult<Vec<_>>>()?;
+        Ok(pyo3::types::PyList::new(py, items)?.try_iter()?.into_any())
+    }
+
+    fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        for item in self.children(py)?.by_ref(py) {
+            if item?.eq(value)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Position of the first element equal to `value` (ValueError if absent).
+    fn index(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        for (i, item) in self.children(py)?.by_ref(py).enumerate() {
+            if item?.eq(value)? {
+                return Ok(i);
+            }
+        }
+        Err(pyo3::exceptions::PyValueError::new_err("value is not in the array"))
+    }
+
+    /// Number of elements equal to `value`.
+    fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let mut n = 0;
+        for item in self.children(py)?.by_ref(py) {
+            n += item?.eq(value)? as usize;
+        }
+        Ok(n)
+    }
+
+    /// The value at a JSON Pointer relative to this node.
+    fn pointer<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        pointer(py, self.doc.bind(py), &self.node, path)
+    }
+
+    /// This array (and everything under it) as a list.
+    #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
+    fn to_python<'py>(&self, py: Python<'py>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, self.doc.bind(py), &self.node, arrays, max_depth)
+    }
+
+    #[getter]
+    fn kind(&self) -> &'static str {
+        "array"
+    }
+
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.node.offset()
+    }
+
+    #[getter]
+    fn document(&self, py: Python<'_>) -> Py<Document> {
+        self.doc.clone_ref(py)
+    }
+
+    fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let sequence = py.import("collections.abc")?.getattr("Sequence")?;
+        if other.is_instance_of::<PyString>() || !other.is_instance(&sequence)? {
+            return Ok(py.NotImplemented().into_bound(py));
+        }
+        let mine = self.children(py)?.by_ref(py).collect::<PyResult<Vec<_>>>()?;
+        let theirs: Vec<Bound<'py, PyAny>> = other.try_iter()?.collect::<PyResult<_>>()?;
+        if mine.len() != theirs.len() {
+            return Ok(false.into_pyobject(py)?.to_owned().into_any());
+        }
+        for (a, b) in mine.iter().zip(&theirs) {
+            if !a.eq(b)? {
+                return Ok(false.into_pyobject(py)?.to_owned().into_any());
+            }
+        }
+        Ok(true.into_pyobject(py)?.to_owned().into_any())
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!("<leafwire array node at offset {} with {} items>", self.node.offset(), self.len(py)?))
+    }
+}
+
+// ---- iterators ----
+
+enum MapEntries {
+    Object(Entries<'static>),
+    IntMap(IntEntries<'static>),
+}
+
+#[derive(Clone, Copy)]
+enum IterWhat {
+    Keys,
+    Values,
+    Items,
+}
+
+#[pyclass(module = "leafwire")]
+pub struct MapIter {
+    doc: Py<Document>,
+    entries: MapEntries,
+    what: IterWhat,
+}
+
+#[pymethods]
+impl MapIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let (key, node) = match &mut self.entries {
+            MapEntries::Object(e) => match e.next() {
+                None => return Ok(None),
+                Some(entry) => {
+                    let (k, n) = entry.map_err(|e| err(py, e))?;
+                    (PyString::new(py, k).into_any(), n)
+                }
+            },
+            MapEntries::IntMap(e) => match e.next() {
+                None => return Ok(None),
+                Some(entry) => {
+                    let (k, n) = entry.map_err(|e| err(py, e))?;
+                    (k.into_pyobject(py)?.into_any(), n)
+                }
+            },
+        };
+        Ok(Some(match self.what {
+            IterWhat::Keys => key,
+            IterWhat::Values => wrap(py, self.doc.bind(py), node)?,
+            IterWhat::Items => (key, wrap(py, self.doc.bind(py), node)?).into_pyobject(py)?.into_any(),
+        }))
+    }
+}
+
+#[pyclass(module = "leafwire")]
+pub struct ArrayIter {
+    doc: Py<Document>,
+    children: Children<'static>,
+}
+
+impl ArrayIter {
+    fn by_ref<'a, 'py>(&'a mut self, py: Python<'py>) -> impl Iterator<Item = PyResult<Bound<'py, PyAny>>> + 'a
+    where
+        'py: 'a,
+    {
+        std::iter::from_fn(move || self.__next__(py).transpose())
+    }
+}
+
+#[pymethods]
+impl ArrayIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.children.next() {
+            None => Ok(None),
+            Some(node) => Ok(Some(wrap(py, self.doc.bind(py), node.map_err(|e| err(py, e))?)?)),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! `leafwire._leafwire`: the compiled half of the `leafwire` Python package — thin glue
+//! between Python objects and the `leafwire` core crate. The public API is re-exported
+//! (and documented) by `python/leafwire/__init__.py`.
+
+mod arrays;
+mod decode;
+mod document;
+mod encode;
+mod errors;
+
+use leafwire::json::JsonOptions;
+use leafwire::DuplicateKeys;
+use pyo3::buffer::PyUntypedBuffer;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+use decode::{Arrays, Decoder};
+use errors::{to_py, Side};
+
+/// Encoding builds many small vectors and strings (a `Value` tree, then the core's builder);
+/// mimalloc serves them several times faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// The deepest `max_depth` accepted (orjson's parser limit too). Conversion here and in the
+/// core recurses on the native stack, about 0.7 KiB per level in a release build: 1024
+/// levels fit the main thread and default thread stacks of Linux (8 MiB) and Windows
+/// (1 MiB); macOS's 512 KiB secondary threads hold about 700 levels.
+pub const MAX_DEPTH_CAP: usize = 1024;
+
+pub fn check_depth(max_depth: usize) -> PyResult<usize> {
+    if max_depth > MAX_DEPTH_CAP {
+        return Err(errors::bad_argument(format!("max_depth must be at most {MAX_DEPTH_CAP}")));
+    }
+    Ok(max_depth)
+}
+
+/// Runs `f` over the bytes of a bytes-like object (bytes, bytearray, memoryview, any
+/// C-contiguous buffer).
+fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> PyResult<R>) -> PyResult<R> {
+    if let Ok(bytes) = data.cast::<PyBytes>() {
+        return f(bytes.as_bytes());
+    }
+    match PyUntypedBuffer::get(data) {
+        Ok(buffer) => f(document::buffer_bytes(&buffer)?),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{what} expects a bytes-like object, not {}",
+            data.get_type().qualname()?
+        ))),
+    }
+}
+
+/// Serializes `obj` to Leafwire bytes.
+#[pyfunction]
+#[pyo3(signature = (obj, /, *, default = None, max_depth = 128))]
+fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize) -> PyResult<Bound<'py, PyBytes>> {
+    let encoder = encode::Encoder { py, default, max_depth: check_depth(max_depth)?, empty_rows: Default::default() };
+    let value = encoder.value(obj, 0)?;
+    let bytes = py.detach(|| leafwire::encode(&value)).map_err(|e| to_py(py, e, Side::Encode))?;
+    // Spec §5.2 bounds an empty array's rows by the document length, so a reader need not
+    // trust `[2^40, 0]`; the core encoder does not check it, so it is checked here.
+    if encoder.empty_rows.get() > bytes.len() as u64 {
+        return Err(errors::encode_error(
+            py,
+            format!(
+                "an empty numpy array's shape describes {} rows, more than the {} bytes of the document (spec §5.2)",
+                encoder.empty_rows.get(),
+                bytes.len()
+            ),
+            "limit_exceeded",
+        ));
+    }
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Deserializes Leafwire bytes to Python objects.
+#[pyfunction]
+#[pyo3(signature = (data, /, *, arrays = "numpy", max_depth = 128))]
+fn loads(py: Python<'_>, data: &Bound<'_, PyAny>, arrays: &str, max_depth: usize) -> PyResult<Py<PyAny>> {
+    let arrays = Arrays::parse(arrays)?;
+    let max_depth = check_depth(max_depth)?;
+    with_bytes(data, "loads()", |bytes| {
+        let doc = leafwire::Document::open(bytes).map_err(|e| decode::err(py, e))?;
+        let mut decoder = Decoder::new(py, arrays, max_depth, None, doc.as_bytes());
+        Ok(decoder.value(&doc.root(), 0)?.unbind())
+    })
+}
+
+/// Converts JSON text (str or UTF-8 bytes) to Leafwire bytes.
+#[pyfunction]
+#[pyo3(signature = (text, /, *, max_depth = 128, duplicate_keys = "error"))]
+fn from_json<'py>(py: Python<'py>, text: &Bound<'py, PyAny>, max_depth: usize, duplicate_keys: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let duplicate_keys = match duplicate_keys {
+        "error" => DuplicateKeys::Error,
+        "last" => DuplicateKeys::Last,
+        other => return Err(errors::bad_argument(format!("duplicate_keys must be \"error\" or \"last\", not {other:?}"))),
+    };
+    let options = JsonOptions { max_depth: check_depth(max_depth)?, duplicate_keys };
+    let result = if let Ok(s) = text.cast::<PyString>() {
+        let s = s.to_str()?;
+        py.detach(|| leafwire::json::from_json_with(s.as_bytes(), &options))
+    } else if let Ok(b) = text.cast::<PyBytes>() {
+        let b = b.as_bytes();
+        py.detach(|| leafwire::json::from_json_with(b, &options))
+    } else {
+        with_bytes(text, "from_json()", |b| Ok(leafwire::json::from_json_with(b, &options)))?
+    };
+    let bytes = result.map_err(|e| to_py(py, e, Side::Decode))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Converts a Leafwire document (bytes-like) to compact JSON text.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn to_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<String> {
+    let result = if let Ok(b) = data.cast::<PyBytes>() {
+        let b = b.as_bytes();
+        py.detach(|| leafwire::json::to_json(b))
+    } else {
+        with_bytes(data, "to_json()", |b| Ok(leafwire::json::to_json(b)))?
+    };
+    result.map_err(|e| to_py(py, e, Side::Decode))
+}
+
+/// Validates a whole document (spec §9).
+#[pyfunction]
+#[pyo3(signature = (data, /, *, max_depth = 128))]
+fn validate(py: Python<'_>, data: &Bound<'_, PyAny>, max_depth: usize) -> PyResult<()> {
+    let options = leafwire::ValidateOptions { max_depth: check_depth(max_depth)? };
+    with_bytes(data, "validate()", |b| leafwire::validate_with(b, &options).map(|_| ()).map_err(|e| decode::err(py, e)))
+}
+
+/// Opens a document lazily: memory-mapped for a path, or over a bytes-like object.
+#[pyfunction]
+#[pyo3(signature = (source, /))]
+fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<document::Document> {
+    document::Document::open(py, source)
+}
+
+#[pymodule]
+fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    errors::init_classes(py)?;
+    m.add("DecodeError", py.get_type::<errors::DecodeError>())?;
+    m.add("EncodeError", py.get_type::<errors::EncodeError>())?;
+    m.add("NotFoundError", py.get_type::<errors::NotFoundError>())?;
+    m.add("MAX_DEPTH_CAP", MAX_DEPTH_CAP)?;
+    m.add("DEFAULT_MAX_DEPTH", leafwire::DEFAULT_MAX_DEPTH)?;
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(open, m)?)?;
+    m.add_class::<document::Document>()?;
+    m.add_class::<document::MapNode>()?;
+    m.add_class::<document::ArrayNode>()?;
+    Ok(())
+}

@@ -1,0 +1,149 @@
+"""Leafwire: a binary format for leafy trees -- JSON-like metadata around big typed arrays.
+
+Quick use::
+
+    import leafwire, numpy as np
+    data = leafwire.dumps({"name": "mesh", "xs": np.arange(3.0)})
+    leafwire.loads(data)                  # {'name': 'mesh', 'xs': array([0., 1., 2.])}
+    doc = leafwire.open("mesh.lw")        # lazy and memory-mapped
+    doc["xs"].sum()                       # a numpy view of the file, nothing copied
+
+Python mapping (both directions): ``None``, ``bool``, ``int`` (any size: beyond 64 bits a
+bignum), ``float``, ``str``, ``bytes`` (also from ``bytearray``/``memoryview``), ``list``
+(also from ``tuple``), ``dict`` with ``str`` keys (an object) or ``int`` keys (an intmap),
+and numpy arrays of bool, int8..int64, uint8..uint64, float32, float64 (typed arrays, N-d
+shape kept). numpy scalars encode as their value (float32 stays f32, read back as float).
+
+The compiled extension (``leafwire._leafwire``) does the work; ``leafwire.reference`` is
+an independent pure-Python reader and is importable without it.
+"""
+
+from collections.abc import ItemsView, KeysView, Mapping, Sequence, ValuesView
+
+try:
+    from . import _leafwire
+except ImportError as _error:  # pragma: no cover - exercised only without a build
+    # Keep the package importable so that ``leafwire.reference`` (pure Python) works; the
+    # compiled API fails on first use with the original error.
+    _IMPORT_ERROR = _error
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise ImportError(
+            f"leafwire.{name} needs the compiled extension leafwire._leafwire, which failed to "
+            f"import ({_IMPORT_ERROR}); build it with `pip install .` or `maturin develop`"
+        ) from _IMPORT_ERROR
+
+else:
+    from ._leafwire import (
+        DEFAULT_MAX_DEPTH,
+        MAX_DEPTH_CAP,
+        ArrayNode,
+        DecodeError,
+        Document,
+        EncodeError,
+        NotFoundError,
+        ObjectNode,
+        from_json,
+        to_json,
+        validate,
+    )
+
+    def dumps(obj, *, default=None, max_depth=DEFAULT_MAX_DEPTH):
+        """Serialize ``obj`` to Leafwire bytes (a canonical document, spec §7).
+
+        ``default`` is called with any object of another type and its result is encoded
+        instead (as with ``json.dumps``/``orjson.dumps``); without it, or if it raises,
+        ``EncodeError`` (a ``TypeError``) is raised. Python lists stay generic arrays; only
+        numpy arrays become typed arrays (C order; non-contiguous arrays are copied).
+
+        ``max_depth`` bounds the nesting of lists, tuples and dicts (and of ``default``
+        calls); deeper input -- including a cycle -- raises ``EncodeError``. The core
+        encoder currently caps nesting at 128, so values above 128 do not help yet.
+
+        An empty numpy array whose shape describes more rows than the document has bytes
+        (like ``np.zeros((10**6, 0))``) raises ``EncodeError``: spec §5.2 forbids it so
+        that readers need not trust such shapes.
+        """
+        return _leafwire.dumps(obj, default=default, max_depth=max_depth)
+
+    def loads(data, *, arrays="numpy", max_depth=DEFAULT_MAX_DEPTH):
+        """Deserialize Leafwire bytes (any bytes-like object) to Python objects.
+
+        Typed arrays come back as numpy arrays by default (``arrays="numpy"``): they are
+        homogeneous blocks of fixed-size numbers, and a numpy array keeps them compact (one
+        buffer instead of a list of boxed Python numbers) and exact (int8/uint64/float32...
+        keep their type). The arrays are copies that own their memory. JSON-converted
+        arrays that mix integers and floats are f64 with an "integer mask" (spec §5.2):
+        they come back as float64 arrays. ``arrays="list"`` gives nested lists instead, as
+        JSON would, with the masked elements as ``int``.
+
+        Raises ``DecodeError`` (a ``ValueError``, with ``.offset``) for malformed input and
+        for nesting deeper than ``max_depth`` (at most ``MAX_DEPTH_CAP``, 1024: decoding
+        recurses on the native stack). Everything decoded is read with bounds checks; use
+        ``validate()`` to check a whole untrusted document against the spec.
+        """
+        return _leafwire.loads(data, arrays=arrays, max_depth=max_depth)
+
+    def dump(obj, fp, **kw):
+        """Serialize ``obj`` as Leafwire to the binary file object ``fp``."""
+        fp.write(_leafwire.dumps(obj, **kw))
+
+    def load(fp, **kw):
+        """Deserialize the Leafwire document read from the binary file object ``fp``."""
+        return _leafwire.loads(fp.read(), **kw)
+
+    def open(source):  # noqa: A001 - the module's entry point, as in `gzip.open`
+        """Open a Leafwire document lazily; returns a ``Document``.
+
+        ``source`` is a path (``str`` or ``os.PathLike``), which is memory-mapped, or a
+        bytes-like object (``bytes``, ``bytearray``, ``memoryview``...), which is used in
+        place and kept alive (never written; do not modify it while the document is open).
+        Opening reads only the header. ``doc["a"]["b"][3]``, ``doc.pointer("/a/b/3")`` and
+        iteration read only the blocks on the way: objects and intmaps are read-only
+        ``Mapping`` nodes, arrays ``Sequence`` nodes, scalars plain Python values, and
+        typed arrays read-only numpy arrays that view the file or buffer without copying
+        (their ``.base`` keeps the document alive, so they stay valid after ``del doc``).
+        A typed array that is not aligned in memory for its element type (possible only in
+        a caller's buffer that does not start at a multiple of 8) is copied instead.
+
+        A mapped file must not be truncated or rewritten by another process while open.
+        Lazy access checks only what it reads; call ``doc.validate()`` on untrusted input.
+        """
+        return _leafwire.open(source)
+
+    class _NodeKeysView(KeysView):
+        __slots__ = ()
+
+    class _NodeValuesView(ValuesView):
+        __slots__ = ()
+
+        def __iter__(self):
+            return self._mapping._iter_values()
+
+    class _NodeItemsView(ItemsView):
+        __slots__ = ()
+
+        def __iter__(self):
+            return self._mapping._iter_items()
+
+    Mapping.register(ObjectNode)
+    Sequence.register(ArrayNode)
+
+__all__ = [
+    "ArrayNode",
+    "DecodeError",
+    "Document",
+    "EncodeError",
+    "NotFoundError",
+    "ObjectNode",
+    "dump",
+    "dumps",
+    "from_json",
+    "load",
+    "loads",
+    "open",
+    "to_json",
+    "validate",
+]

@@ -1,0 +1,30 @@
+from collections.abc import Callable
+from typing import IO, Any
+
+from ._leafwire import (
+    DEFAULT_MAX_DEPTH as DEFAULT_MAX_DEPTH,
+    MAX_DEPTH_CAP as MAX_DEPTH_CAP,
+    ArrayNode as ArrayNode,
+    _ArraysMode,
+    _Buffer,
+    DecodeError as DecodeError,
+    Document as Document,
+    EncodeError as EncodeError,
+    NotFoundError as NotFoundError,
+    ObjectNode as ObjectNode,
+    _Source,
+    from_json as from_json,
+    to_json as to_json,
+    validate as validate,
+)
+
+__all__ = [
+    "ArrayNode", "DecodeError", "Document", "EncodeError", "NotFoundError", "ObjectNode",
+    "dump", "dumps", "from_json", "load", "loads", "open", "to_json", "validate",
+]
+
+def dumps(obj: Any, *, default: Callable[[Any], Any] | None = ..., max_depth: int = ...) -> bytes: ...
+def loads(data: _Buffer, *, arrays: _ArraysMode = ..., max_depth: int = ...) -> Any: ...
+def dump(obj: Any, fp: IO[bytes], *, default: Callable[[Any], Any] | None = ..., max_depth: int = ...) -> None: ...
+def load(fp: IO[bytes], *, arrays: _ArraysMode = ..., max_depth: int = ...) -> Any: ...
+def open(source: _Source) -> Document: ...
