@@ -277,6 +277,11 @@ fn the_encoder_refuses_shapes_its_reader_would_reject() {
 
 #[test]
 fn depth_limits_are_options_on_every_whole_value_path() {
+    // 300 levels of recursion need more than a debug build's default test-thread stack.
+    std::thread::Builder::new().stack_size(64 << 20).spawn(deep_options).unwrap().join().unwrap();
+}
+
+fn deep_options() {
     let mut v = leafwire::Value::Null;
     for _ in 0..300 {
         v = leafwire::Value::Array(vec![v]);

@@ -206,3 +206,22 @@ fn vectors_of_one_numeric_type_become_typed_arrays() {
     assert_eq!(t.shape(), vec![2, 2]);
     assert_eq!(t.element_type(), leafwire::ElementType::F64);
 }
+
+/// Found by the benchmark: a serde struct holding many small matrices (GeoJSON rings of
+/// [x, y] points) must decode; the work budget must not count a matrix's rows twice.
+#[test]
+fn documents_made_of_small_matrices_decode_through_every_path() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Polygon {
+        rings: Vec<Vec<[f64; 2]>>,
+    }
+    let polygons: Vec<Polygon> = (0..200)
+        .map(|p| Polygon { rings: (0..3).map(|r| (0..50).map(|i| [p as f64 + 0.5, (r * 50 + i) as f64 * 0.25]).collect()).collect() })
+        .collect();
+    let bytes = leafwire::to_vec(&polygons).unwrap();
+    leafwire::validate(&bytes).unwrap();
+    let back: Vec<Polygon> = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(back, polygons);
+    leafwire::decode(&bytes).unwrap();
+    leafwire::json::to_json(&bytes).unwrap();
+}

@@ -19,16 +19,17 @@ pub use header::RootRecord;
 use typed::TypedHeader;
 pub use typed::{Element, TypedRef};
 
-/// Work allowance of a whole-value traversal (decode, JSON, serde): each child visited
-/// costs 1 and each data block its length. In a tree this sums to less than the document
-/// length (every child has its own tag byte; blocks do not overlap); a crafted document
-/// that shares subtrees (a DAG, describing exponentially many nodes) runs out instead of
-/// running forever.
+/// Work allowance of a whole-value traversal (decode, JSON, serde): each value visited
+/// costs 1, a data block its length, and a typed array its bytes plus its rows (charged
+/// once, at the whole array). In a tree this sums to less than twice the document length
+/// (every child has its own tag byte, blocks do not overlap, rows never outnumber
+/// elements); a crafted document that shares subtrees (a DAG, describing exponentially
+/// many values) runs out instead of running for ever.
 pub(crate) struct Budget(std::cell::Cell<u64>);
 
 impl Budget {
     pub fn for_document(buf: &[u8]) -> Budget {
-        Budget(std::cell::Cell::new(buf.len() as u64))
+        Budget(std::cell::Cell::new(2 * buf.len() as u64 + 4096))
     }
 
     #[inline]
@@ -409,7 +410,12 @@ impl<'a> Node<'a> {
     pub(crate) fn visit_cost(&self) -> u64 {
         match self.tag {
             tag::STRING | tag::BYTES | tag::BIGNUM => read_varint(self.buf, self.payload as usize).map_or(1, |(len, _)| len.max(1)),
-            tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| (h.count * h.element.size()).max(1) as u64),
+            tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| {
+                let rows: u64 = (0..h.rank.saturating_sub(1)).map(|axis| h.shape[..=axis].iter().product::<u64>()).sum();
+                (h.count * h.element.size()) as u64 + rows + 1
+            }),
+            // Rows of a typed array were paid for with the whole array.
+            tag::TYPED => 0,
             _ => 1,
         }
     }
