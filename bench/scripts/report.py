@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Turn a results directory (one JSON file per workload, plus machine.json and
+run.json) into a Markdown report with tables, and PNG graphs beside the data.
+
+    report.py RESULTS_DIR OUTPUT_MD
+
+Ratios are computed here, from rows of the same run: "× leafwire" is the
+peer's median divided by Leafwire's (above 1: Leafwire is faster or smaller),
+"× baseline" divides by the workload's baseline peer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+import charts
+
+WORKLOADS = ["corpus", "kv", "graphql", "geojson", "workbook", "columns"]
+CRATES = [
+    "serde_json", "sonic-rs", "simd-json", "rmp-serde", "ciborium", "bson", "flexbuffers",
+    "tree-buf", "prost", "apache-avro", "bincode", "postcard", "rkyv", "arrow-ipc",
+    "serde-transcode", "leafwire",
+]
+STATUS_TEXT = {"wrong": "WRONG", "error": "error", "did_not_build": "did not build", "skipped": "skipped"}
+
+
+def fmt_ns(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def fmt_bytes(n: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{int(n)} B"
+
+
+def fmt_ratio(r: float | None) -> str:
+    if r is None:
+        return ""
+    return f"{r:.2f}×" if r < 10 else f"{r:.3g}×"
+
+
+def metric(row: dict) -> float | None:
+    """The number a row is compared by: median time, else bytes."""
+    if row.get("status") != "ok":
+        return None
+    if row.get("time"):
+        return row["time"]["median_ns"]
+    return row.get("bytes")
+
+
+class Workload:
+    def __init__(self, data: dict):
+        self.data = data
+        self.name = data["workload"]
+        self.rows = data["rows"]
+        self.peers = []
+        for r in self.rows:
+            if r["peer"] not in self.peers:
+                self.peers.append(r["peer"])
+        self.by_key = {(r["dataset"], r["op"], r["peer"]): r for r in self.rows}
+        self.footnotes: list[str] = []
+
+    def datasets(self) -> list[str]:
+        return list(dict.fromkeys(r["dataset"] for r in self.rows))
+
+    def ops(self, dataset: str | None = None) -> list[str]:
+        return list(dict.fromkeys(r["op"] for r in self.rows if dataset is None or r["dataset"] == dataset))
+
+    def leafwire_row(self, dataset: str, op: str) -> dict | None:
+        for name in self.data.get("leafwire", []):
+            r = self.by_key.get((dataset, op, name))
+            if r and metric(r) is not None:
+                return r
+        return None
+
+    def ratio(self, row: dict, reference: dict | None) -> float | None:
+        a, b = metric(row), metric(reference) if reference else None
+        if a is None or not b:
+            return None
+        return a / b
+
+    def vs_leafwire(self, row: dict) -> float | None:
+        return self.ratio(row, self.leafwire_row(row["dataset"], row["op"]))
+
+    def vs_baseline(self, row: dict) -> float | None:
+        return self.ratio(row, self.by_key.get((row["dataset"], row["op"], self.data["baseline"])))
+
+    def note(self, row: dict) -> str:
+        """Footnote marker for a failed row; one footnote per (peer, status, reason)."""
+        text = f"{row['peer']}: {STATUS_TEXT.get(row['status'], row['status'])}: {row.get('reason', '')}"
+        if text not in self.footnotes:
+            self.footnotes.append(text)
+        return f"[{self.footnotes.index(text) + 1}]"
+
+    def cell(self, row: dict | None, rss: bool = False) -> str:
+        if row is None:
+            return "–"
+        if row["status"] != "ok":
+            return f"{STATUS_TEXT.get(row['status'], row['status'])} {self.note(row)}"
+        if row.get("time"):
+            text = fmt_ns(row["time"]["median_ns"])
+        else:
+            text = f"{row['bytes']:,} B"
+        r = self.vs_leafwire(row)
+        is_leafwire = row["peer"] in self.data.get("leafwire", [])
+        if r is not None and not is_leafwire:
+            text += f" ({fmt_ratio(r)})"
+        if rss and row.get("peak_rss_bytes"):
+            text += f"<br>RSS {fmt_bytes(row['peak_rss_bytes'])}"
+        return text
+
+
+def table(header: list[str], body: list[list[str]], numeric: bool = True) -> str:
+    """Markdown table; with `numeric`, every column but the first is right-aligned."""
+    align = ["---" if i == 0 or not numeric else "---:" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return "\n".join(lines)
+
+
+def pivot(w: Workload, rows: list[str], cols: list[str], key, rss: bool = False, row_title: str = "") -> str:
+    body = [[r] + [w.cell(w.by_key.get(key(r, c)), rss) for c in cols] for r in rows]
+    return table([row_title] + cols, body)
+
+
+def detail(w: Workload) -> str:
+    header = ["dataset", "op", "peer", "median", "min", "max", "reps × calls", "× leafwire", "× baseline", "bytes", "peak RSS", "status"]
+    body = []
+    for r in w.rows:
+        t = r.get("time")
+        body.append([
+            r["dataset"], r["op"], r["peer"],
+            fmt_ns(t["median_ns"]) if t else "", fmt_ns(t["min_ns"]) if t else "", fmt_ns(t["max_ns"]) if t else "",
+            f"{t['reps']} × {t['iters']}" if t else "",
+            fmt_ratio(w.vs_leafwire(r)), fmt_ratio(w.vs_baseline(r)),
+            str(r["bytes"]) if r.get("bytes") is not None else "",
+            fmt_bytes(r["peak_rss_bytes"]) if r.get("peak_rss_bytes") else "",
+            r["status"] + (f": {r['reason']}" if r.get("reason") else "") + (f" ({r['note']})" if r.get("note") else ""),
+        ])
+    return "<details><summary>All rows: median, min, max, ratios</summary>\n\n" + table(header, body) + "\n\n</details>"
+
+
+def peers_section(w: Workload) -> str:
+    body = [[p["name"], p["api"], p.get("note", "")] for p in w.data.get("peers", [])]
+    return table(["peer", "API used", "note"], body, numeric=False)
+
+
+def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
+    d = w.data
+    out = [f"## {w.name}: {d['title']}", ""]
+    out += [f"Baseline: **{d['baseline']}**. Cells show the median; in parentheses the peer's median ÷ Leafwire's "
+            "(above 1×: Leafwire is faster or smaller).", ""]
+    out += [peers_section(w), ""]
+    out += [f"- {n}" for n in d.get("notes", [])] + [""]
+    graphs = charts.draw(w, out_dir)
+    if w.name == "corpus":
+        files = w.datasets()
+        extra = {f["file"]: f for f in d["extra"]["files"]}
+        out += ["### Sizes (parentheses: ÷ Leafwire; compact JSON is serde_json's column)", ""]
+        out += [pivot(w, files, w.peers, lambda r, c: (r, "size", c), row_title="file"), ""]
+        for op in ["encode", "decode", "from_json", "lookup"]:
+            out += [f"### {op}", "", pivot(w, files, w.peers, lambda r, c, op=op: (r, op, c), row_title="file"), ""]
+        lazy = d["extra"]["lookup"]
+        out += ["### Lookup pointers", "", "Peers that read lazily: " + ", ".join(p for p, v in lazy.items() if v == "lazy")
+                + ". Peers that pay a full decode: " + ", ".join(p for p, v in lazy.items() if v != "lazy") + ".", ""]
+        out += [table(["file", "JSON bytes", "JSON Pointer", "value"], numeric=False, body=
+                      [[f, str(extra[f]["json_bytes"]), f"`{extra[f]['pointer']}`", f"`{json.dumps(extra[f]['value'], ensure_ascii=False)}`"] for f in files]), ""]
+    elif w.name == "kv":
+        for ds in w.datasets():
+            out += [f"### {ds}", "", pivot(w, w.ops(ds), w.peers, lambda r, c, ds=ds: (ds, r, c), row_title="op"), ""]
+    elif w.name in ("graphql", "geojson"):
+        ds = w.datasets()[0]
+        out += [pivot(w, w.peers, w.ops(ds), lambda r, c: (ds, c, r), row_title="peer"), ""]
+        pub = d["extra"]["published"]
+        out += ["**Published, not measured** (Tree-Buf README, other machine and versions; for orientation only):", ""]
+        out += [table(["peer", "bytes", "round trip", "selective load"],
+                      [[p["peer"], f"{p['bytes']:,}" if "bytes" in p else "", fmt_ns(p["roundtrip_ns"]) if "roundtrip_ns" in p else "",
+                        fmt_ns(p["select_ns"]) if "select_ns" in p else ""] for p in pub]), ""]
+        out += [f"Input JSON: {d['extra']['json_bytes']:,} bytes as published; {d['extra']['compact_json_bytes']:,} bytes compact.", ""]
+    elif w.name == "workbook":
+        for ds in w.datasets():
+            out += [f"### {ds}", "", pivot(w, w.peers, w.ops(ds), lambda r, c, ds=ds: (ds, c, r), row_title="peer"), ""]
+    elif w.name == "columns":
+        for ds in w.datasets():
+            out += [f"### {ds}", "", pivot(w, w.peers, w.ops(ds), lambda r, c, ds=ds: (ds, c, r), rss=True, row_title="peer"), ""]
+        out += ["Peak RSS of a child that does nothing: " + ", ".join(
+            f"{s['dataset']}: {fmt_bytes(s['empty_child_peak_rss'])}" for s in d["extra"]["scales"] if s.get("empty_child_peak_rss")) + ".", ""]
+    if w.footnotes:
+        out += [f"{i + 1}. {t}" for i, t in enumerate(w.footnotes)] + [""]
+    out += [f"![{g}]({rel}/{g})" for g in graphs] + [""]
+    out += [detail(w), ""]
+    return out
+
+
+def family(workload: str, op: str) -> str:
+    """kv's read/1, read/10, ... summarize as one family "read"."""
+    return op.split("/")[0] if workload == "kv" else op
+
+
+def summary(workloads: list[Workload]) -> list[str]:
+    """Leafwire ÷ the best other peer, per workload and operation, over datasets."""
+    body = []
+    for w in workloads:
+        names = w.data.get("leafwire", [])
+        groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
+        for (ds, op, peer), row in w.by_key.items():
+            if peer not in names or metric(row) is None:
+                continue
+            others = [(metric(r), r["peer"]) for (d2, o2, p2), r in w.by_key.items()
+                      if d2 == ds and o2 == op and p2 not in names and metric(r) is not None]
+            if others:
+                best, who = min(others)
+                groups.setdefault((family(w.name, op), peer), []).append((metric(row) / best, who))
+        for (op, peer), pairs in groups.items():
+            ratios = [r for r, _ in pairs]
+            gmean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            winners = sorted({who for _, who in pairs}, key=lambda p: -sum(1 for _, w2 in pairs if w2 == p))
+            body.append([w.name, op, peer, fmt_ratio(gmean), f"{fmt_ratio(min(ratios))} – {fmt_ratio(max(ratios))}",
+                         str(len(ratios)), ", ".join(winners[:3])])
+    return ["## Summary", "",
+            "Leafwire's median (time, or bytes for size) ÷ the best other peer's, per operation: geometric mean over "
+            "the workload's datasets (and, for kv, over p and q). Below 1×: Leafwire is ahead.", "",
+            table(["workload", "op", "leafwire row", "÷ best peer", "range", "cases", "best peer(s)"], body, numeric=False), ""]
+
+
+def crate_versions(lock: Path) -> dict[str, str]:
+    if not lock.exists():
+        return {}
+    packages = tomllib.loads(lock.read_text()).get("package", [])
+    return {p["name"]: p["version"] for p in packages if p["name"] in CRATES}
+
+
+def machine_section(results: Path, bench: Path, workloads: list[Workload]) -> list[str]:
+    m = json.loads((results / "machine.json").read_text()) if (results / "machine.json").exists() else {}
+    run = json.loads((results / "run.json").read_text()) if (results / "run.json").exists() else {}
+    versions = crate_versions(bench / "Cargo.lock")
+    out = ["## Reproducing", "", "```", run.get("command", "bench/run"), "```", ""]
+    out += [f"- CPU: {m.get('cpu_model', '?')}, {m.get('logical_cpus', '?')} logical CPUs; "
+            f"memory {fmt_bytes(m.get('memory_total_bytes', 0))}; Linux {m.get('kernel', '?')}",
+            f"- {m.get('rustc', 'rustc ?')}; profile `{m.get('profile', '?')}` (fat LTO, 1 codegen unit), `-C target-cpu=native`",
+            f"- Leafwire commit {run.get('git_commit', '?')}{' (with uncommitted changes)' if run.get('git_dirty') else ''}; "
+            f"run started {run.get('started', '?')}, mode **{run.get('mode', '?')}**",
+            "- Timing: " + ", ".join(f"{w.name} {w.data['elapsed_s']:.0f}s" for w in workloads),
+            ""]
+    if workloads:
+        p = workloads[0].data["plan"]
+        out += [f"- Plan `{p['name']}`: per case {p['warmup_ms']} ms warm-up, samples of ≈{p['target_sample_us']} µs, "
+                f"{p['min_reps']}–{p['max_reps']} samples (≈{p['budget_ms']} ms budget), all cases of a dataset interleaved round-robin. "
+                "Times include dropping the result; inputs prepared outside the clock.", ""]
+    out += [table(["crate", "version"], [[c, versions.get(c, "not in Cargo.lock")] for c in CRATES]), ""]
+    return out
+
+
+def main() -> None:
+    if len(sys.argv) != 3:
+        sys.exit("usage: report.py RESULTS_DIR OUTPUT_MD")
+    results, output = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    bench = Path(__file__).resolve().parent.parent
+    workloads = [Workload(json.loads((results / f"{n}.json").read_text())) for n in WORKLOADS if (results / f"{n}.json").exists()]
+    rel = os.path.relpath(results, output.parent)
+    mode = workloads[0].data["mode"] if workloads else "?"
+    lines = ["# Leafwire benchmark results", "",
+             f"Generated by `bench/scripts/report.py` from `{os.path.relpath(results, bench.parent)}/*.json` ({mode} run). "
+             "Do not edit by hand; rerun the command under Reproducing.", "",
+             "Every peer's output is checked against a reference before it is timed; a peer that gets it wrong is "
+             "listed as WRONG with the reason and is not timed.", ""]
+    lines += ["Workloads: " + ", ".join(w.name for w in workloads) + ".", ""]
+    body = []
+    for w in workloads:
+        body += section(w, results, rel)
+    lines += summary(workloads) + body + machine_section(results, bench, workloads)
+    output.write_text("\n".join(lines))
+    print(f"wrote {output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+//! serde_json (float_roundtrip): the baseline. Compact JSON is its encoding.
+
+use serde_json::Value;
+
+use super::peer::{CorpusPeer, Path};
+use crate::harness::{Fail, Scalar};
+
+pub struct SerdeJson;
+
+pub fn scalar_at(v: &Value, path: &Path) -> Result<Scalar<'static>, Fail> {
+    let found = v.pointer(&path.pointer).ok_or_else(|| Fail::Wrong(format!("nothing at {}", path.pointer)))?;
+    Scalar::of_json(found)
+        .map(Scalar::into_owned)
+        .ok_or_else(|| Fail::Wrong(format!("not a scalar at {}", path.pointer)))
+}
+
+impl CorpusPeer for SerdeJson {
+    const NAME: &'static str = "serde_json";
+    const API: &'static str = "from_slice::<Value>, to_vec; from_json: serde_transcode to a compact Serializer";
+    const NOTE: &'static str = "feature float_roundtrip";
+    const LAZY: bool = false;
+    type Value = Value;
+    type Decoded<'a> = Value;
+
+    fn value_from_text(text: &[u8]) -> Result<Value, Fail> {
+        serde_json::from_slice(text).map_err(Fail::error)
+    }
+
+    fn value_to_json(v: &Value) -> Result<Value, Fail> {
+        Ok(v.clone())
+    }
+
+    fn encode(v: &Value) -> Result<Vec<u8>, Fail> {
+        serde_json::to_vec(v).map_err(Fail::error)
+    }
+
+    fn decode(bytes: &mut [u8]) -> Result<Value, Fail> {
+        serde_json::from_slice(bytes).map_err(Fail::error)
+    }
+
+    fn decoded_to_json(d: &Value) -> Result<Value, Fail> {
+        Ok(d.clone())
+    }
+
+    fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {
+        let mut out = Vec::with_capacity(text.len());
+        let mut de = serde_json::Deserializer::from_slice(text);
+        serde_transcode::transcode(&mut de, &mut serde_json::Serializer::new(&mut out)).map_err(Fail::error)?;
+        de.end().map_err(Fail::error)?;
+        Ok(out)
+    }
+
+    fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
+        let v: Value = serde_json::from_slice(bytes).map_err(Fail::error)?;
+        scalar_at(&v, path)
+    }
+}

@@ -1,0 +1,142 @@
+//! Interleaved timing: every case is calibrated and warmed up, then the cases
+//! take turns (round-robin, rotating the starting case each round) so that
+//! drift in clock speed or cache state hits every peer alike.
+//!
+//! A sample runs one case `n` times back to back; `n` is chosen so that a
+//! sample lasts about `Plan::target_sample_us`. A result is dropped inside the
+//! clock (freeing a decoded tree is part of decoding it); inputs made by a
+//! setup closure, and whatever the timed closure hands back, are dropped
+//! outside it.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// How long to measure. `quick` is for smoke runs; `full` for published numbers.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Plan {
+    pub name: &'static str,
+    /// Warm-up time per case, after calibration.
+    pub warmup_ms: u64,
+    /// A sample (n back-to-back calls) aims to last this long.
+    pub target_sample_us: u64,
+    /// Measuring time per case; reps = budget / sample time, clamped.
+    pub budget_ms: u64,
+    pub min_reps: usize,
+    pub max_reps: usize,
+}
+
+impl Plan {
+    pub fn quick() -> Plan {
+        Plan { name: "quick", warmup_ms: 10, target_sample_us: 1_000, budget_ms: 50, min_reps: 3, max_reps: 15 }
+    }
+
+    pub fn full() -> Plan {
+        Plan { name: "full", warmup_ms: 100, target_sample_us: 5_000, budget_ms: 1_000, min_reps: 7, max_reps: 101 }
+    }
+}
+
+/// Median, min and max of the per-call times over all samples, in nanoseconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stats {
+    pub median_ns: f64,
+    pub min_ns: f64,
+    pub max_ns: f64,
+    /// Number of samples taken.
+    pub reps: usize,
+    /// Calls per sample.
+    pub iters: u64,
+}
+
+impl Stats {
+    pub fn from_samples(mut per_call_ns: Vec<f64>, iters: u64) -> Stats {
+        per_call_ns.sort_by(f64::total_cmp);
+        let n = per_call_ns.len();
+        let median = if n % 2 == 1 { per_call_ns[n / 2] } else { (per_call_ns[n / 2 - 1] + per_call_ns[n / 2]) / 2.0 };
+        Stats { median_ns: median, min_ns: per_call_ns[0], max_ns: per_call_ns[n - 1], reps: n, iters }
+    }
+}
+
+type Sampler<'a> = Box<dyn FnMut(u64) -> Duration + 'a>;
+
+/// One thing to time.
+pub struct Case<'a> {
+    sample: Sampler<'a>,
+    max_batch: u64,
+}
+
+impl<'a> Case<'a> {
+    /// Time `f`, including dropping its result.
+    pub fn new<R: 'a>(mut f: impl FnMut() -> R + 'a) -> Case<'a> {
+        let sample = move |n: u64| {
+            let start = Instant::now();
+            for _ in 0..n {
+                drop(black_box(f()));
+            }
+            start.elapsed()
+        };
+        Case { sample: Box::new(sample), max_batch: u64::MAX }
+    }
+
+    /// Time `f` on inputs made by `setup` outside the clock (for operations
+    /// that consume or mutate their input). What `f` returns is dropped
+    /// outside the clock, so `f` can hand its input back.
+    pub fn batched<I: 'a, R: 'a>(mut setup: impl FnMut() -> I + 'a, mut f: impl FnMut(I) -> R + 'a) -> Case<'a> {
+        let sample = move |n: u64| {
+            let inputs: Vec<I> = (0..n).map(|_| setup()).collect();
+            let mut out = Vec::with_capacity(n as usize);
+            let start = Instant::now();
+            for input in inputs {
+                out.push(black_box(f(black_box(input))));
+            }
+            let elapsed = start.elapsed();
+            drop(out);
+            elapsed
+        };
+        Case { sample: Box::new(sample), max_batch: u64::MAX }
+    }
+
+    /// Cap calls per sample (bounds the memory held by inputs and results).
+    pub fn max_batch(mut self, n: u64) -> Case<'a> {
+        self.max_batch = n.max(1);
+        self
+    }
+}
+
+/// Calibrate, warm up and measure all cases interleaved. Returns one
+/// `Stats` per case, in order.
+pub fn measure(cases: &mut [Case<'_>], plan: &Plan) -> Vec<Stats> {
+    let target = plan.target_sample_us as f64 * 1e3;
+    let mut iters = Vec::with_capacity(cases.len());
+    let mut reps = Vec::with_capacity(cases.len());
+    for case in cases.iter_mut() {
+        let once = (case.sample)(1).as_nanos().max(1) as f64;
+        let n = ((target / once).floor() as u64).clamp(1, case.max_batch.min(10_000_000));
+        let warm_start = Instant::now();
+        let per_call = loop {
+            let per_call = (case.sample)(n).as_nanos() as f64 / n as f64;
+            if warm_start.elapsed() >= Duration::from_millis(plan.warmup_ms) {
+                break per_call;
+            }
+        };
+        let sample_ns = per_call * n as f64;
+        let wanted = (plan.budget_ms as f64 * 1e6 / sample_ns.max(1.0)) as usize;
+        reps.push(wanted.clamp(plan.min_reps, plan.max_reps));
+        iters.push(n);
+    }
+    let mut samples: Vec<Vec<f64>> = reps.iter().map(|&r| Vec::with_capacity(r)).collect();
+    let count = cases.len();
+    let mut round = 0;
+    while samples.iter().zip(&reps).any(|(s, &r)| s.len() < r) {
+        for k in 0..count {
+            let i = (k + round) % count;
+            if samples[i].len() < reps[i] {
+                let t = (cases[i].sample)(iters[i]);
+                samples[i].push(t.as_nanos() as f64 / iters[i] as f64);
+            }
+        }
+        round += 1;
+    }
+    samples.into_iter().zip(iters).map(|(s, n)| Stats::from_samples(s, n)).collect()
+}

@@ -1,0 +1,38 @@
+//! Leafwire: serde `to_vec` / `from_slice` on the structs; selective load
+//! with lazy `Document` navigation (geometry never read).
+
+use leafwire::Document;
+
+use super::model::{Model, Properties};
+use super::peer::TreePeer;
+use crate::harness::Fail;
+
+pub struct Leafwire;
+
+impl TreePeer for Leafwire {
+    const NAME: &'static str = "leafwire";
+    const API: &'static str =
+        "leafwire::to_vec / from_slice (serde); select: Document::pointer(\"/features\"), at(i).get(..)";
+    const SELECT: &'static str = "lazy Document navigation; geometry not read";
+
+    fn encode<M: Model>(m: &M) -> Result<Vec<u8>, Fail> {
+        leafwire::to_vec(m).map_err(Fail::error)
+    }
+    fn decode<M: Model>(bytes: &[u8]) -> Result<M, Fail> {
+        leafwire::from_slice(bytes).map_err(Fail::error)
+    }
+    fn select(bytes: &[u8]) -> Result<Vec<Properties>, Fail> {
+        let doc = Document::open(bytes).map_err(Fail::error)?;
+        let features = doc.pointer("/features").map_err(Fail::error)?;
+        let n = features.len().map_err(Fail::error)?;
+        let text = |node: &leafwire::Node<'_>, key: &str| -> Result<String, Fail> {
+            Ok(node.get(key).map_err(Fail::error)?.as_str().map_err(Fail::error)?.to_string())
+        };
+        (0..n)
+            .map(|i| {
+                let p = features.at(i).map_err(Fail::error)?.get("properties").map_err(Fail::error)?;
+                Ok(Properties { ADMIN: text(&p, "ADMIN")?, ISO_A3: text(&p, "ISO_A3")?, ISO_A2: text(&p, "ISO_A2")? })
+            })
+            .collect()
+    }
+}
