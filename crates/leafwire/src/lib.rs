@@ -20,6 +20,7 @@
 mod build;
 mod de;
 mod decode;
+mod edit;
 mod encode;
 mod error;
 mod file;
@@ -34,6 +35,7 @@ mod value;
 mod value_serde;
 
 pub use build::DuplicateKeys;
+pub use edit::{Editor, Number, DEFAULT_COMPACT_THRESHOLD};
 pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
 pub use layout::{ElementType, DEFAULT_MAX_DEPTH};

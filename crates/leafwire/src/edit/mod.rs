@@ -1,0 +1,462 @@
+//! Editing a document on its bytes (spec §8): `Editor` changes values addressed by JSON
+//! Pointer without decoding the document.
+//!
+//! Scalars that fit their container's slot width are rewritten in place; anything else
+//! writes the changed block anew at `end` with spare capacity and points the parent's slot
+//! (or the root record) at the copy, relocating parents in turn when the new offset needs
+//! a wider slot. Old blocks are zeroed and counted in the root record's `garbage`. Every
+//! check that can fail runs before the first byte is written, so an error leaves the
+//! document unchanged.
+
+mod file;
+mod write;
+
+use crate::error::{Category, Error, Result};
+use crate::layout::{self, tag, ElementType, RECORD_A, RECORD_B, RECORD_LEN};
+use crate::read::container::{Container, Dict};
+use crate::read::header::{read_header, RootRecord};
+use crate::read::typed::TypedHeader;
+use crate::read::Document;
+use crate::value::Value;
+
+/// Default `garbage / end` ratio above which an edit compacts the document.
+pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.5;
+
+/// A number written into a typed array element by [`Editor::set_element`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+impl From<i64> for Number {
+    fn from(v: i64) -> Number {
+        Number::Int(v)
+    }
+}
+
+impl From<f64> for Number {
+    fn from(v: f64) -> Number {
+        Number::Float(v)
+    }
+}
+
+/// An in-memory document open for editing. Every operation leaves bytes that pass
+/// [`crate::validate`]; a failed operation leaves them unchanged.
+pub struct Editor {
+    buf: Vec<u8>,
+    record: RootRecord,
+    record_at: usize,
+    compact_threshold: f64,
+    /// Set when editing a file copy-on-write (spec §8.4).
+    file: Option<file::FileState>,
+}
+
+/// One step of a resolved path: child `index` of the container at `pos`.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    pos: usize,
+    tag: u8,
+    index: usize,
+}
+
+/// Where a pointer's last token lands inside its parent container.
+enum Target {
+    /// An existing child.
+    Child(usize),
+    /// A missing object key or intmap key, or `-` / `count` of an array: a new child.
+    New(NewKey),
+}
+
+enum NewKey {
+    Array,
+    Object(String),
+    IntMap(i64),
+}
+
+impl Editor {
+    /// Opens `bytes` for editing after validating them fully; an invalid document is
+    /// refused with the validation error.
+    pub fn new(mut bytes: Vec<u8>) -> Result<Editor> {
+        crate::validate(&bytes)?;
+        let record = read_header(&bytes)?;
+        let mut image = [0u8; RECORD_LEN];
+        record.write(&mut image);
+        let record_at = if bytes[RECORD_A..RECORD_A + RECORD_LEN] == image { RECORD_A } else { RECORD_B };
+        bytes.truncate(record.end as usize);
+        Ok(Editor { buf: bytes, record, record_at, compact_threshold: DEFAULT_COMPACT_THRESHOLD, file: None })
+    }
+
+    /// Sets the `garbage / end` ratio above which edits compact automatically (0 disables).
+    pub fn set_compact_threshold(&mut self, threshold: f64) {
+        self.compact_threshold = threshold;
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.buf
+    }
+
+    /// A lazy reader over the current bytes.
+    pub fn document(&self) -> Result<Document<'_>> {
+        Document::open(&self.buf)
+    }
+
+    /// Bytes below `end` that no longer belong to the value.
+    pub fn garbage(&self) -> u64 {
+        self.record.garbage
+    }
+
+    /// Rewrites the document canonically (spec §7), dropping all garbage.
+    pub fn compact(&mut self) -> Result<()> {
+        let value = crate::decode(&self.buf)?;
+        self.buf = crate::encode(&value)?;
+        self.record = read_header(&self.buf)?;
+        self.record_at = RECORD_A;
+        self.compacted_file();
+        Ok(())
+    }
+
+    /// Replaces the value at `pointer`, or adds it when the last token names a missing
+    /// object or intmap key, or is `-` in an array.
+    pub fn set(&mut self, pointer: &str, value: &Value) -> Result<()> {
+        let tokens = parse_pointer(pointer)?;
+        let Some((last, parents)) = tokens.split_last() else {
+            check_value(value, 0).map_err(|e| e.with_path(pointer))?;
+            let old = (self.record.root_tag, self.record.root);
+            let (t, p) = self.write_value(value);
+            self.write_slot(&[], t, p);
+            self.free_value(old.0, old.1);
+            return self.finish();
+        };
+        let (mut chain, ptag, ppay) = self.resolve(parents, pointer)?;
+        let target = self.target(ptag, ppay, last, pointer)?;
+        check_value(value, chain.len() + 1).map_err(|e| e.with_path(pointer))?;
+        let pos = ppay as usize;
+        match target {
+            Target::Child(index) => {
+                let old = self.child(pos, ptag, index)?;
+                let (t, p) = self.write_value(value);
+                chain.push(Step { pos, tag: ptag, index });
+                self.write_slot(&chain, t, p);
+                self.free_value(old.0, old.1);
+            }
+            Target::New(key) => {
+                let key = match key {
+                    NewKey::Array => 0,
+                    NewKey::Object(k) => self.ensure_key(&k),
+                    NewKey::IntMap(k) => k as u64,
+                };
+                let (t, p) = self.write_value(value);
+                let count = self.info(pos, ptag)?.count;
+                self.insert_child(&chain, Step { pos, tag: ptag, index: count }, key, t, p)?;
+            }
+        }
+        self.finish()
+    }
+
+    /// Inserts `value` into the array at `pointer`'s parent, before the index its last
+    /// token names (`-` or the length appends).
+    pub fn insert(&mut self, pointer: &str, value: &Value) -> Result<()> {
+        let tokens = parse_pointer(pointer)?;
+        let Some((last, parents)) = tokens.split_last() else {
+            return Err(Error::new(Category::WrongType, "cannot insert at the root").with_path(pointer));
+        };
+        let (chain, ptag, ppay) = self.resolve(parents, pointer)?;
+        if ptag != tag::ARRAY {
+            return Err(wrong_kind("an array", ptag, ppay, pointer));
+        }
+        let count = self.info(ppay as usize, ptag)?.count;
+        let index = if last == "-" { count } else { parse_index(last).filter(|&i| i <= count).ok_or_else(|| missing(pointer, "array index out of range"))? };
+        check_value(value, chain.len() + 1).map_err(|e| e.with_path(pointer))?;
+        let (t, p) = self.write_value(value);
+        self.insert_child(&chain, Step { pos: ppay as usize, tag: ptag, index }, 0, t, p)?;
+        self.finish()
+    }
+
+    /// Appends `value` to the array at `pointer`.
+    pub fn push(&mut self, pointer: &str, value: &Value) -> Result<()> {
+        self.insert(&format!("{pointer}/-"), value)
+    }
+
+    /// Removes an object or intmap key, or an array element (later ones shift down).
+    pub fn delete(&mut self, pointer: &str) -> Result<()> {
+        let tokens = parse_pointer(pointer)?;
+        let Some((last, parents)) = tokens.split_last() else {
+            return Err(Error::new(Category::WrongType, "cannot delete the root").with_path(pointer));
+        };
+        let (chain, ptag, ppay) = self.resolve(parents, pointer)?;
+        let Target::Child(index) = self.target(ptag, ppay, last, pointer)? else {
+            return Err(missing(pointer, "no such child"));
+        };
+        let pos = ppay as usize;
+        let old = self.child(pos, ptag, index)?;
+        let info = self.info(pos, ptag)?;
+        let mut entries = self.read_entries(&info);
+        entries.remove(index);
+        self.store_container(&chain, &info, entries);
+        self.free_value(old.0, old.1);
+        self.finish()
+    }
+
+    /// Renames the object key (or intmap key) that `pointer` names to `new_key`.
+    pub fn rename(&mut self, pointer: &str, new_key: &str) -> Result<()> {
+        let tokens = parse_pointer(pointer)?;
+        let Some((last, parents)) = tokens.split_last() else {
+            return Err(Error::new(Category::WrongType, "the root has no key").with_path(pointer));
+        };
+        let (chain, ptag, ppay) = self.resolve(parents, pointer)?;
+        if ptag != tag::OBJECT && ptag != tag::INTMAP {
+            return Err(wrong_kind("an object or intmap", ptag, ppay, pointer));
+        }
+        let Target::Child(index) = self.target(ptag, ppay, last, pointer)? else {
+            return Err(missing(pointer, "no such key"));
+        };
+        if new_key == last.as_str() {
+            return Ok(());
+        }
+        match self.target(ptag, ppay, new_key, pointer)? {
+            Target::Child(_) => return Err(Error::new(Category::DuplicateKey, format!("key \"{new_key}\" already exists")).with_path(pointer)),
+            Target::New(_) => {}
+        }
+        let key = if ptag == tag::OBJECT { self.ensure_key(new_key) } else { new_key.parse::<i64>().unwrap() as u64 };
+        let info = self.info(ppay as usize, ptag)?;
+        let mut entries = self.read_entries(&info);
+        entries.keys[index] = key;
+        self.store_container(&chain, &info, entries);
+        self.finish()
+    }
+
+    /// Writes element `index` (flat, row-major) of the typed array at `pointer` in place.
+    /// Integer element types take `Number::Int` in their range (bool: 0 or 1); float types
+    /// take `Number::Float`; an f64 array with an integer mask also takes exact integers.
+    pub fn set_element(&mut self, pointer: &str, index: usize, value: impl Into<Number>) -> Result<()> {
+        let value = value.into();
+        let tokens = parse_pointer(pointer)?;
+        let (chain, t, mut p) = self.resolve(&tokens, pointer)?;
+        if t != tag::TYPED {
+            return Err(wrong_kind("a typed array", t, p, pointer));
+        }
+        let h = TypedHeader::parse(&self.buf, p)?;
+        if index >= h.count {
+            return Err(missing(pointer, &format!("element {index} of a typed array of {}", h.count)));
+        }
+        let bytes = element_bytes(h.element, value, h.mask_pos.is_some()).ok_or_else(|| {
+            Error::new(Category::WrongType, format!("{value:?} does not fit a {} element", h.element.name())).with_path(pointer).at(p)
+        })?;
+        let mut h = h;
+        if (p as usize) < self.frozen() {
+            // Copy-on-write: the committed block stays as it is.
+            let old = self.document()?.pointer(pointer)?.to_value()?;
+            let (t, np) = self.write_value(&old);
+            self.write_slot(&chain, t, np);
+            self.free_value(tag::TYPED, p);
+            p = np;
+            h = TypedHeader::parse(&self.buf, p)?;
+        }
+        let at = h.data_pos + index * h.element.size();
+        self.buf[at..at + bytes.len()].copy_from_slice(&bytes);
+        if let Some(mask) = h.mask_pos {
+            let bit = 1u8 << (index % 8);
+            match value {
+                Number::Int(_) => self.buf[mask + index / 8] |= bit,
+                Number::Float(_) => self.buf[mask + index / 8] &= !bit,
+            }
+        }
+        self.finish()
+    }
+
+    /// Writes the root record and compacts when garbage passes the threshold.
+    fn finish(&mut self) -> Result<()> {
+        self.record.end = self.buf.len() as u64;
+        self.write_record();
+        let ratio = self.record.garbage as f64 / self.record.end as f64;
+        if self.compact_threshold > 0.0 && ratio > self.compact_threshold {
+            self.compact()?;
+        }
+        Ok(())
+    }
+
+    fn write_record(&mut self) {
+        let at = self.record_at;
+        self.record.write(&mut self.buf[at..at + RECORD_LEN]);
+    }
+
+    /// Follows `tokens` from the root; returns the steps taken and the value reached.
+    fn resolve(&self, tokens: &[String], pointer: &str) -> Result<(Vec<Step>, u8, u64)> {
+        let (mut t, mut p) = (self.record.root_tag, self.record.root);
+        let mut chain = Vec::with_capacity(tokens.len());
+        for token in tokens {
+            if !is_container(t) {
+                return Err(missing(pointer, &format!("cannot step into a value with tag {t:#04x}")));
+            }
+            let Target::Child(index) = self.target(t, p, token, pointer)? else {
+                return Err(missing(pointer, &format!("no child \"{token}\"")));
+            };
+            chain.push(Step { pos: p as usize, tag: t, index });
+            (t, p) = self.child(p as usize, t, index)?;
+        }
+        Ok((chain, t, p))
+    }
+
+    /// Where `token` lands in the container (t, p).
+    fn target(&self, t: u8, p: u64, token: &str, pointer: &str) -> Result<Target> {
+        let c = match t {
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => Container::parse(&self.buf, p, t)?,
+            _ => return Err(wrong_kind("a container", t, p, pointer)),
+        };
+        match t {
+            tag::ARRAY => {
+                if token == "-" {
+                    return Ok(Target::New(NewKey::Array));
+                }
+                match parse_index(token) {
+                    Some(i) if i < c.count => Ok(Target::Child(i)),
+                    Some(i) if i == c.count => Ok(Target::New(NewKey::Array)),
+                    _ => Err(missing(pointer, &format!("no element \"{token}\" in an array of {}", c.count))),
+                }
+            }
+            tag::INTMAP => {
+                let key = token.parse::<i64>().map_err(|_| missing(pointer, &format!("\"{token}\" is not an integer key")))?;
+                Ok(match c.find_int(key)? {
+                    Some(i) => Target::Child(i),
+                    None => Target::New(NewKey::IntMap(key)),
+                })
+            }
+            _ => Ok(match self.find_key(&c, token)? {
+                Some(i) => Target::Child(i),
+                None => Target::New(NewKey::Object(token.to_owned())),
+            }),
+        }
+    }
+
+    /// The child of object `c` with key `key`.
+    fn find_key(&self, c: &Container<'_>, key: &str) -> Result<Option<usize>> {
+        let dict = Dict::parse(&self.buf, self.record.dictionary)?;
+        let hash = layout::key_hash(key.as_bytes());
+        let Some(id) = dict.find(&self.buf, key.as_bytes(), hash)? else { return Ok(None) };
+        if !c.has_index() {
+            return Ok((0..c.count).find(|&i| c.key(i) == id));
+        }
+        let index = c.index();
+        let entry = c.index_entry as usize;
+        let table = index.len() / entry;
+        let mut bucket = layout::home_bucket(hash, table);
+        for _ in 0..table {
+            match layout::read_uint(index, entry, bucket) as usize {
+                0 => return Ok(None),
+                e if e <= c.count && c.key(e - 1) == id => return Ok(Some(e - 1)),
+                _ => bucket = (bucket + 1) & (table - 1),
+            }
+        }
+        Ok(None)
+    }
+
+    fn child(&self, pos: usize, t: u8, index: usize) -> Result<(u8, u64)> {
+        Container::parse(&self.buf, pos as u64, t)?.child(index)
+    }
+}
+
+fn is_container(t: u8) -> bool {
+    matches!(t, tag::ARRAY | tag::OBJECT | tag::INTMAP)
+}
+
+fn missing(pointer: &str, what: &str) -> Error {
+    Error::not_found(what.to_owned()).with_path(pointer)
+}
+
+fn wrong_kind(expected: &str, t: u8, p: u64, pointer: &str) -> Error {
+    let err = Error::new(Category::WrongType, format!("expected {expected}, found a value with tag {t:#04x}")).with_path(pointer);
+    if layout::tag::is_pointer(t) { err.at(p) } else { err }
+}
+
+/// Splits an RFC 6901 pointer into unescaped tokens.
+fn parse_pointer(pointer: &str) -> Result<Vec<String>> {
+    if pointer.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return Err(missing(pointer, "a JSON Pointer must be empty or start with '/'"));
+    };
+    rest.split('/')
+        .map(|token| {
+            let mut out = String::with_capacity(token.len());
+            let mut chars = token.chars();
+            while let Some(ch) = chars.next() {
+                match ch {
+                    '~' => match chars.next() {
+                        Some('0') => out.push('~'),
+                        Some('1') => out.push('/'),
+                        _ => return Err(missing(pointer, "'~' must be followed by '0' or '1'")),
+                    },
+                    _ => out.push(ch),
+                }
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+/// An RFC 6901 array index: decimal digits without a leading zero.
+fn parse_index(token: &str) -> Option<usize> {
+    let ok = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
+    if ok { token.parse().ok() } else { None }
+}
+
+/// Checks what `encode` would refuse or a validator reject, and the nesting depth, for a
+/// value to be placed under `depth` containers.
+fn check_value(v: &Value, depth: usize) -> Result<()> {
+    match v {
+        Value::BigNum(s) => {
+            let out_of_range = s.parse::<i64>().is_err() && s.parse::<u64>().is_err();
+            if !crate::validate::is_bignum_text(s.as_bytes()) || !out_of_range {
+                return Err(Error::new(Category::NotRepresentable, format!("\"{s}\" is not an integer outside the 64-bit range")));
+            }
+            Ok(())
+        }
+        Value::Array(_) | Value::Object(_) | Value::IntMap(_) => {
+            if depth + 1 > layout::DEFAULT_MAX_DEPTH {
+                return Err(Error::depth_limit(layout::DEFAULT_MAX_DEPTH));
+            }
+            let count = match v {
+                Value::Array(a) => a.len(),
+                Value::Object(m) => m.len(),
+                Value::IntMap(m) => m.len(),
+                _ => 0,
+            };
+            if count > u32::MAX as usize {
+                return Err(Error::new(Category::LimitExceeded, "a container has more than 2^32-1 children"));
+            }
+            match v {
+                Value::Array(a) => a.iter().try_for_each(|c| check_value(c, depth + 1)),
+                Value::Object(m) => m.values().try_for_each(|c| check_value(c, depth + 1)),
+                Value::IntMap(m) => m.values().try_for_each(|c| check_value(c, depth + 1)),
+                _ => Ok(()),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The little-endian bytes of `value` as an element of type `t`, if it fits.
+fn element_bytes(t: ElementType, value: Number, masked: bool) -> Option<Vec<u8>> {
+    use ElementType::*;
+    match (t, value) {
+        (F64, Number::Float(v)) => Some(v.to_le_bytes().to_vec()),
+        (F64, Number::Int(v)) if masked && v.unsigned_abs() <= 1 << 53 => Some((v as f64).to_le_bytes().to_vec()),
+        (F32, Number::Float(v)) if !v.is_finite() || (v as f32).is_finite() => Some((v as f32).to_le_bytes().to_vec()),
+        (Bool, Number::Int(v)) if v == 0 || v == 1 => Some(vec![v as u8]),
+        (I8, Number::Int(v)) => i8::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (I16, Number::Int(v)) => i16::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (I32, Number::Int(v)) => i32::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (I64, Number::Int(v)) => Some(v.to_le_bytes().to_vec()),
+        (U8, Number::Int(v)) => u8::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (U16, Number::Int(v)) => u16::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (U32, Number::Int(v)) => u32::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (U64, Number::Int(v)) => u64::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        _ => None,
+    }
+}
