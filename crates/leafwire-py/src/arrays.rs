@@ -1,10 +1,10 @@
 //! Typed arrays ↔ numpy: zero-copy read-only views over a document's bytes, owned copies,
-//! and numpy arrays and scalars → `leafwire::Value`.
+//! and numpy arrays and scalars → the streaming `leafwire::Encoder`.
 
 use std::ffi::c_void;
 use std::ptr;
 
-use leafwire::{ElementType, TypedArray, TypedData, TypedRef, Value};
+use leafwire::{ElementType, TypedRef};
 use numpy::npyffi::{self, npy_intp, PY_ARRAY_API};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -152,7 +152,7 @@ pub fn view<'py>(py: Python<'py>, typed: &TypedRef<'_>, owner: &Bound<'py, PyAny
     unsafe { new_array(py, et, &mut dims, bytes.as_ptr() as *mut c_void, Some(owner)) }
 }
 
-// ---- numpy → Value ----
+// ---- numpy → Encoder ----
 
 fn element_type_of(descr: &Bound<'_, PyArrayDescr>) -> Option<ElementType> {
     Some(match (descr.kind(), descr.itemsize()) {
@@ -171,62 +171,62 @@ fn element_type_of(descr: &Bound<'_, PyArrayDescr>) -> Option<ElementType> {
     })
 }
 
-fn native_order(descr: &Bound<'_, PyArrayDescr>) -> bool {
+/// Whether the array's elements are stored little-endian, the format's byte order.
+fn little_endian(descr: &Bound<'_, PyArrayDescr>) -> bool {
     match descr.byteorder() {
-        b'<' => cfg!(target_endian = "little"),
-        b'>' => cfg!(target_endian = "big"),
-        _ => true,
+        b'<' | b'|' => true,
+        b'>' => false,
+        _ => cfg!(target_endian = "little"),
     }
 }
 
-fn read_vec<T: Copy>(data: *const u8, n: usize) -> Vec<T> {
-    let mut out = Vec::<T>::with_capacity(n);
-    // SAFETY: the caller passes a C-contiguous native-order block of n elements of T; a
-    // byte copy into the new vector works whatever the source alignment.
-    unsafe {
-        ptr::copy_nonoverlapping(data, out.as_mut_ptr().cast::<u8>(), n * std::mem::size_of::<T>());
-        out.set_len(n);
-    }
-    out
-}
-
-/// A numpy array as a typed array value; `None` when its dtype has no Leafwire element
-/// type (the caller then tries the `default` hook). 0-d arrays are scalars.
-pub fn array_to_value(py: Python<'_>, array: &Bound<'_, PyUntypedArray>) -> PyResult<Option<Value>> {
+/// Writes a numpy array as a typed array to `out`, raising `*empty_rows` to the largest
+/// partial product of an empty array's shape; `false` (nothing written) when its dtype has
+/// no Leafwire element type (the caller then tries the `default` hook). 0-d arrays are
+/// scalars.
+pub fn encode_array(py: Python<'_>, array: &Bound<'_, PyUntypedArray>, out: &mut leafwire::Encoder, empty_rows: &mut u64) -> PyResult<bool> {
     let descr = array.dtype();
-    let Some(et) = element_type_of(&descr) else { return Ok(None) };
+    let Some(et) = element_type_of(&descr) else { return Ok(false) };
     if array.ndim() == 0 {
         let scalar = array.get_item(PyTuple::empty(py))?;
-        return scalar_to_value(py, &scalar);
+        return encode_scalar(py, &scalar, out);
     }
-    if !array.is_c_contiguous() || !native_order(&descr) {
+    if !array.is_c_contiguous() || !little_endian(&descr) {
         let numpy = py.import("numpy")?;
-        let native = descr.call_method1("newbyteorder", ("=",))?;
-        let contiguous = numpy.call_method1("ascontiguousarray", (array, native))?;
-        return array_to_value(py, contiguous.cast::<PyUntypedArray>()?);
+        let le = descr.call_method1("newbyteorder", ("<",))?;
+        let contiguous = numpy.call_method1("ascontiguousarray", (array, le))?;
+        return encode_array(py, contiguous.cast::<PyUntypedArray>()?, out, empty_rows);
     }
-    let shape = array.shape().to_vec();
+    let shape = array.shape();
     if shape.len() > 32 {
         return Err(encode_error(py, format!("a numpy array of {} dimensions has no Leafwire form (at most 32)", shape.len()), "limit_exceeded"));
     }
     let n = array.len();
-    // SAFETY: an ndarray; its data pointer is valid for n elements (C-contiguous, checked).
-    let data = unsafe { (*npyffi::objects::_PyArray_GET_ITEM_DATA(array.as_array_ptr())).data as *const u8 };
-    let data = match et {
-        ElementType::Bool => TypedData::Bool(read_vec::<u8>(data, n).into_iter().map(|b| b != 0).collect()),
-        ElementType::I8 => TypedData::I8(read_vec(data, n)),
-        ElementType::I16 => TypedData::I16(read_vec(data, n)),
-        ElementType::I32 => TypedData::I32(read_vec(data, n)),
-        ElementType::I64 => TypedData::I64(read_vec(data, n)),
-        ElementType::U8 => TypedData::U8(read_vec(data, n)),
-        ElementType::U16 => TypedData::U16(read_vec(data, n)),
-        ElementType::U32 => TypedData::U32(read_vec(data, n)),
-        ElementType::U64 => TypedData::U64(read_vec(data, n)),
-        ElementType::F32 => TypedData::F32(read_vec(data, n)),
-        ElementType::F64 => TypedData::F64(read_vec(data, n)),
+    if n == 0 {
+        let rows = shape.iter().scan(1u64, |p, &d| {
+            *p = p.saturating_mul(d as u64);
+            Some(*p)
+        });
+        *empty_rows = (*empty_rows).max(rows.max().unwrap_or(0));
+    }
+    let len = n * et.size();
+    // SAFETY: an ndarray, C-contiguous and little-endian (checked), whose data pointer is
+    // valid for n elements; the array is alive (and not resized: we hold the GIL) while
+    // the bytes are copied into the encoder.
+    let bytes: &[u8] = if len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts((*npyffi::objects::_PyArray_GET_ITEM_DATA(array.as_array_ptr())).data as *const u8, len) }
     };
-    let typed = TypedArray::with_shape(data, shape).map_err(|e| crate::errors::to_py(py, e, crate::errors::Side::Encode))?;
-    Ok(Some(Value::Typed(typed)))
+    let normalized;
+    let bytes = if et == ElementType::Bool && bytes.iter().any(|&b| b > 1) {
+        normalized = bytes.iter().map(|&b| (b != 0) as u8).collect::<Vec<u8>>();
+        &normalized[..]
+    } else {
+        bytes
+    };
+    out.typed(et, shape, bytes, None).map_err(|e| crate::errors::to_py(py, e, crate::errors::Side::Encode))?;
+    Ok(true)
 }
 
 /// Whether `obj` is a numpy scalar (an instance of `numpy.generic`).
@@ -238,35 +238,37 @@ pub fn is_numpy_scalar(py: Python<'_>, obj: &Bound<'_, PyAny>) -> bool {
     }
 }
 
-/// A numpy scalar of a supported type as a value; `None` for other numpy scalars.
-pub fn scalar_to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+/// Writes a numpy scalar of a supported type to `out`; `false` (nothing written) for other
+/// numpy scalars.
+pub fn encode_scalar(py: Python<'_>, obj: &Bound<'_, PyAny>, out: &mut leafwire::Encoder) -> PyResult<bool> {
     // SAFETY: obj is a numpy scalar (checked by the caller or produced by numpy); the
     // descriptor is a new reference we own.
     let descr = unsafe {
         let d = PY_ARRAY_API.PyArray_DescrFromScalar(py, obj.as_ptr());
         Bound::from_owned_ptr_or_err(py, d.cast())?.cast_into_unchecked::<PyArrayDescr>()
     };
-    let Some(et) = element_type_of(&descr) else { return Ok(None) };
+    let Some(et) = element_type_of(&descr) else { return Ok(false) };
     let mut raw = [0u64; 2];
     // SAFETY: the scalar's value is copied in its own (native) format; 16 bytes hold any
     // supported type.
     unsafe { PY_ARRAY_API.PyArray_ScalarAsCtype(py, obj.as_ptr(), raw.as_mut_ptr().cast()) };
     let p = raw.as_ptr().cast::<u8>();
     // SAFETY: p points to the value just written, of the type named by et.
-    let v = unsafe {
+    let r = unsafe {
         match et {
-            ElementType::Bool => Value::Bool(*p != 0),
-            ElementType::I8 => Value::Int(*p.cast::<i8>() as i64),
-            ElementType::I16 => Value::Int(*p.cast::<i16>() as i64),
-            ElementType::I32 => Value::Int(*p.cast::<i32>() as i64),
-            ElementType::I64 => Value::Int(*p.cast::<i64>()),
-            ElementType::U8 => Value::Int(*p as i64),
-            ElementType::U16 => Value::Int(*p.cast::<u16>() as i64),
-            ElementType::U32 => Value::Int(*p.cast::<u32>() as i64),
-            ElementType::U64 => Value::from_u64(*p.cast::<u64>()),
-            ElementType::F32 => Value::F32(*p.cast::<f32>()),
-            ElementType::F64 => Value::F64(*p.cast::<f64>()),
+            ElementType::Bool => out.bool(*p != 0),
+            ElementType::I8 => out.int(*p.cast::<i8>() as i64),
+            ElementType::I16 => out.int(*p.cast::<i16>() as i64),
+            ElementType::I32 => out.int(*p.cast::<i32>() as i64),
+            ElementType::I64 => out.int(*p.cast::<i64>()),
+            ElementType::U8 => out.int(*p as i64),
+            ElementType::U16 => out.int(*p.cast::<u16>() as i64),
+            ElementType::U32 => out.int(*p.cast::<u32>() as i64),
+            ElementType::U64 => out.uint(*p.cast::<u64>()),
+            ElementType::F32 => out.f32(*p.cast::<f32>()),
+            ElementType::F64 => out.f64(*p.cast::<f64>()),
         }
     };
-    Ok(Some(v))
+    r.map_err(|e| crate::errors::to_py(py, e, crate::errors::Side::Encode))?;
+    Ok(true)
 }

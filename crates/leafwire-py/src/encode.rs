@@ -1,18 +1,19 @@
-//! Python objects → `leafwire::Value`, the first half of `dumps` (the core encodes the value).
+//! Python objects → Leafwire bytes: the objects are walked depth-first straight into the
+//! core's streaming `leafwire::Encoder`, with no `Value` tree in between.
 //!
 //! Exact built-in types are tested first (the common case, one pointer comparison each),
 //! then numpy arrays and scalars, then subclasses of the built-ins, then the `default` hook.
 
-use std::cell::Cell;
-
-use leafwire::{IntMap, Map, Value};
+use leafwire::KeyId;
 use numpy::PyUntypedArray;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple};
 
+use rustc_hash::FxHashMap;
+
 use crate::arrays;
-use crate::errors::{encode_depth, encode_error, wrap_encode};
+use crate::errors::{encode_depth, encode_error, to_py, wrap_encode, Side};
 
 pub struct Encoder<'a, 'py> {
     pub py: Python<'py>,
@@ -20,7 +21,14 @@ pub struct Encoder<'a, 'py> {
     pub max_depth: usize,
     /// The largest partial product of the shape of an empty typed array seen, which the
     /// document's length must reach (spec §5.2) — known only once it is encoded.
-    pub empty_rows: Cell<u64>,
+    pub empty_rows: u64,
+    /// The core's streaming encoder the objects are written to.
+    pub out: leafwire::Encoder,
+    /// Key ids of the exact `str` dict keys met so far, by object address: documents repeat
+    /// their keys (records of one shape), and one pointer lookup is cheaper than hashing the
+    /// text. `keep` holds a reference to each, so no address is reused during the call.
+    keys: FxHashMap<usize, KeyId>,
+    keep: Vec<Bound<'py, PyString>>,
 }
 
 /// What an int key or value becomes.
@@ -30,8 +38,23 @@ enum Int {
     Big(String),
 }
 
-impl<'py> Encoder<'_, 'py> {
-    pub fn value(&self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Value> {
+impl<'a, 'py> Encoder<'a, 'py> {
+    pub fn new(py: Python<'py>, default: Option<&'a Bound<'py, PyAny>>, max_depth: usize) -> Self {
+        // The core counts containers only, the glue containers and `default` calls: the
+        // glue's own check is always the one that fires.
+        Encoder { py, default, max_depth, empty_rows: 0, out: leafwire::Encoder::new(max_depth), keys: FxHashMap::default(), keep: Vec::new() }
+    }
+
+    /// Maps a core error (duplicate key, typed array shape...) to the Python one.
+    #[inline]
+    fn core(&self, r: leafwire::Result<()>) -> PyResult<()> {
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => Err(to_py(self.py, e, Side::Encode)),
+        }
+    }
+
+    pub fn value(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
         // SAFETY (all ffi calls below): obj is a live object and the type checks precede the
         // matching accessors.
         let ty = unsafe { ffi::Py_TYPE(obj.as_ptr()) };
@@ -40,10 +63,11 @@ impl<'py> Encoder<'_, 'py> {
                 return self.string(obj.cast_unchecked::<PyString>());
             }
             if ty == &raw mut ffi::PyLong_Type {
-                return self.int(obj).map(int_value);
+                return self.int_value(obj);
             }
             if ty == &raw mut ffi::PyFloat_Type {
-                return Ok(Value::F64(ffi::PyFloat_AS_DOUBLE(obj.as_ptr())));
+                let r = self.out.f64(ffi::PyFloat_AS_DOUBLE(obj.as_ptr()));
+                return self.core(r);
             }
             if ty == &raw mut ffi::PyDict_Type {
                 return self.dict(obj.cast_unchecked::<PyDict>(), depth);
@@ -52,60 +76,57 @@ impl<'py> Encoder<'_, 'py> {
                 return self.list(obj.cast_unchecked::<PyList>(), depth);
             }
             if ty == &raw mut ffi::PyBool_Type {
-                return Ok(Value::Bool(obj.as_ptr() == ffi::Py_True()));
+                let r = self.out.bool(obj.as_ptr() == ffi::Py_True());
+                return self.core(r);
             }
             if obj.is_none() {
-                return Ok(Value::Null);
+                let r = self.out.null();
+                return self.core(r);
             }
             if ty == &raw mut ffi::PyTuple_Type {
                 return self.tuple(obj.cast_unchecked::<PyTuple>(), depth);
             }
             if ty == &raw mut ffi::PyBytes_Type {
-                return Ok(Value::Bytes(obj.cast_unchecked::<PyBytes>().as_bytes().to_vec()));
+                let r = self.out.bytes(obj.cast_unchecked::<PyBytes>().as_bytes());
+                return self.core(r);
             }
         }
-        if let Some(v) = self.numpy(obj)? {
-            return Ok(v);
+        if self.numpy(obj)? {
+            return Ok(());
         }
         self.subclass(obj, depth)
     }
 
-    /// numpy arrays and scalars of the supported dtypes; `None` for anything else.
+    /// numpy arrays and scalars of the supported dtypes; `false` (nothing written) for
+    /// anything else.
     #[inline(never)]
-    fn numpy(&self, obj: &Bound<'py, PyAny>) -> PyResult<Option<Value>> {
+    fn numpy(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<bool> {
         let py = self.py;
         if let Ok(array) = obj.cast::<PyUntypedArray>() {
-            let v = arrays::array_to_value(py, array)?;
-            if let Some(Value::Typed(t)) = &v {
-                if t.is_empty() {
-                    let rows = t.shape().iter().scan(1u64, |p, &d| {
-                        *p = p.saturating_mul(d as u64);
-                        Some(*p)
-                    });
-                    self.empty_rows.set(self.empty_rows.get().max(rows.max().unwrap_or(0)));
-                }
-            }
-            return Ok(v);
+            return arrays::encode_array(py, array, &mut self.out, &mut self.empty_rows);
         }
         if arrays::is_numpy_scalar(py, obj) {
-            // numpy.str_ and numpy.float64 subclass str and float: `None` sends them on.
-            return arrays::scalar_to_value(py, obj);
+            // numpy.str_ and numpy.float64 subclass str and float: `false` sends them on.
+            return arrays::encode_scalar(py, obj, &mut self.out);
         }
-        Ok(None)
+        Ok(false)
     }
 
     /// Subclasses of the built-in types, then the `default` hook. Kept out of `value` (as
     /// `numpy` is) so that the recursion's stack frames stay small.
     #[inline(never)]
-    fn subclass(&self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Value> {
+    fn subclass(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
         if obj.is_instance_of::<PyBool>() {
-            return Ok(Value::Bool(obj.is_truthy()?));
+            let v = obj.is_truthy()?;
+            let r = self.out.bool(v);
+            return self.core(r);
         }
         if obj.is_instance_of::<PyInt>() {
-            return self.int(obj).map(int_value);
+            return self.int_value(obj);
         }
         if let Ok(f) = obj.cast::<PyFloat>() {
-            return Ok(Value::F64(f.value()));
+            let r = self.out.f64(f.value());
+            return self.core(r);
         }
         if let Ok(s) = obj.cast::<PyString>() {
             return self.string(s);
@@ -120,14 +141,18 @@ impl<'py> Encoder<'_, 'py> {
             return self.tuple(t, depth);
         }
         if let Ok(b) = obj.cast::<PyBytes>() {
-            return Ok(Value::Bytes(b.as_bytes().to_vec()));
+            let r = self.out.bytes(b.as_bytes());
+            return self.core(r);
         }
         if let Ok(b) = obj.cast::<PyByteArray>() {
-            return Ok(Value::Bytes(b.to_vec()));
+            let bytes = b.to_vec();
+            let r = self.out.bytes(&bytes);
+            return self.core(r);
         }
         if obj.is_instance_of::<PyMemoryView>() {
             let bytes = obj.call_method0("tobytes")?;
-            return Ok(Value::Bytes(bytes.cast::<PyBytes>()?.as_bytes().to_vec()));
+            let r = self.out.bytes(bytes.cast::<PyBytes>()?.as_bytes());
+            return self.core(r);
         }
         self.fallback(obj, depth)
     }
@@ -135,7 +160,7 @@ impl<'py> Encoder<'_, 'py> {
     /// The `default` hook: its result is encoded in place of `obj`, one level deeper (so a
     /// hook that keeps returning unsupported objects ends at the depth limit).
     #[inline(never)]
-    fn fallback(&self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Value> {
+    fn fallback(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
         let type_name = obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
         let Some(default) = self.default else {
             return Err(encode_error(self.py, format!("Type is not Leafwire serializable: {type_name}"), "wrong_type"));
@@ -152,11 +177,23 @@ impl<'py> Encoder<'_, 'py> {
         Ok(depth + 1)
     }
 
-    fn string(&self, s: &Bound<'py, PyString>) -> PyResult<Value> {
+    fn string(&mut self, s: &Bound<'py, PyString>) -> PyResult<()> {
         match s.to_str() {
-            Ok(text) => Ok(Value::String(text.to_owned())),
+            Ok(text) => {
+                let r = self.out.string(text);
+                self.core(r)
+            }
             Err(e) => Err(wrap_encode(self.py, e, "str is not valid UTF-8 (a lone surrogate?)")),
         }
+    }
+
+    fn int_value(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
+        let r = match self.int(obj)? {
+            Int::Small(v) => self.out.int(v),
+            Int::Unsigned(v) => self.out.uint(v),
+            Int::Big(text) => self.out.bignum(&text),
+        };
+        self.core(r)
     }
 
     fn int(&self, obj: &Bound<'py, PyAny>) -> PyResult<Int> {
@@ -184,65 +221,100 @@ impl<'py> Encoder<'_, 'py> {
         Ok(Int::Big(text.to_str()?.to_owned()))
     }
 
-    fn list(&self, list: &Bound<'py, PyList>, depth: usize) -> PyResult<Value> {
+    fn list(&mut self, list: &Bound<'py, PyList>, depth: usize) -> PyResult<()> {
         let depth = self.enter(depth)?;
-        let mut out = Vec::with_capacity(list.len());
+        let r = self.out.begin_array();
+        self.core(r)?;
         // The iterator re-reads the length at every step, so a `default` hook that mutates
         // the list cannot make it read out of bounds.
         for item in list.iter() {
-            out.push(self.value(&item, depth)?);
+            self.value(&item, depth)?;
         }
-        Ok(Value::Array(out))
+        let r = self.out.end();
+        self.core(r)
     }
 
-    fn tuple(&self, tuple: &Bound<'py, PyTuple>, depth: usize) -> PyResult<Value> {
+    fn tuple(&mut self, tuple: &Bound<'py, PyTuple>, depth: usize) -> PyResult<()> {
         let depth = self.enter(depth)?;
-        let mut out = Vec::with_capacity(tuple.len());
+        let r = self.out.begin_array();
+        self.core(r)?;
         for item in tuple.iter_borrowed() {
-            out.push(self.value(&item, depth)?);
+            self.value(&item, depth)?;
         }
-        Ok(Value::Array(out))
+        let r = self.out.end();
+        self.core(r)
     }
 
-    fn dict(&self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<Value> {
+    fn dict(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<()> {
         let depth = self.enter(depth)?;
         let mut iter = dict.iter();
         let Some((k0, v0)) = iter.next() else {
-            return Ok(Value::Object(Map::default()));
+            let r = self.out.begin_object().and_then(|()| self.out.end());
+            return self.core(r);
         };
         if k0.is_instance_of::<PyString>() {
-            let mut map = Map::with_capacity_and_hasher(dict.len(), Default::default());
-            map.insert(self.str_key(&k0)?, self.value(&v0, depth)?);
+            let r = self.out.begin_object();
+            self.core(r)?;
+            self.str_key(&k0)?;
+            self.value(&v0, depth)?;
             for (k, v) in iter {
-                map.insert(self.str_key(&k)?, self.value(&v, depth)?);
+                self.str_key(&k)?;
+                self.value(&v, depth)?;
             }
-            Ok(Value::Object(map))
         } else if k0.is_instance_of::<PyInt>() {
-            let mut map = IntMap::with_capacity_and_hasher(dict.len(), Default::default());
-            map.insert(self.int_key(&k0)?, self.value(&v0, depth)?);
+            let r = self.out.begin_intmap();
+            self.core(r)?;
+            self.int_key(&k0)?;
+            self.value(&v0, depth)?;
             for (k, v) in iter {
-                map.insert(self.int_key(&k)?, self.value(&v, depth)?);
+                self.int_key(&k)?;
+                self.value(&v, depth)?;
             }
-            Ok(Value::IntMap(map))
         } else {
-            Err(self.bad_key(&k0))
+            return Err(self.bad_key(&k0));
         }
+        let r = self.out.end();
+        self.core(r)
     }
 
-    fn str_key(&self, key: &Bound<'py, PyAny>) -> PyResult<String> {
+    fn str_key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<()> {
+        // SAFETY: reads the type pointer of a live object.
+        if unsafe { ffi::Py_TYPE(key.as_ptr()) == &raw mut ffi::PyUnicode_Type } {
+            let addr = key.as_ptr() as usize;
+            let id = match self.keys.get(&addr) {
+                Some(&id) => id,
+                None => {
+                    // SAFETY: the type was checked just above.
+                    let s = unsafe { key.cast_unchecked::<PyString>() };
+                    let text = s.to_str().map_err(|e| wrap_encode(self.py, e, "dict key is not valid UTF-8 (a lone surrogate?)"))?;
+                    let id = self.out.intern(text);
+                    self.keys.insert(addr, id);
+                    self.keep.push(s.clone());
+                    id
+                }
+            };
+            let r = self.out.key_interned(id);
+            return self.core(r);
+        }
         let Ok(s) = key.cast::<PyString>() else { return Err(self.bad_key(key)) };
         match s.to_str() {
-            Ok(text) => Ok(text.to_owned()),
+            Ok(text) => {
+                let r = self.out.key(text);
+                self.core(r)
+            }
             Err(e) => Err(wrap_encode(self.py, e, "dict key is not valid UTF-8 (a lone surrogate?)")),
         }
     }
 
-    fn int_key(&self, key: &Bound<'py, PyAny>) -> PyResult<i64> {
+    fn int_key(&mut self, key: &Bound<'py, PyAny>) -> PyResult<()> {
         if !key.is_instance_of::<PyInt>() {
             return Err(self.bad_key(key));
         }
         match self.int(key)? {
-            Int::Small(v) => Ok(v),
+            Int::Small(v) => {
+                let r = self.out.int_key(v);
+                self.core(r)
+            }
             _ => Err(encode_error(self.py, format!("int dict key {key} does not fit in 64-bit signed (intmap keys are i64)"), "limit_exceeded")),
         }
     }
@@ -254,13 +326,5 @@ impl<'py> Encoder<'_, 'py> {
             format!("dict keys must be all str (an object) or all int (an intmap), found a key of type {name}"),
             "wrong_type",
         )
-    }
-}
-
-fn int_value(i: Int) -> Value {
-    match i {
-        Int::Small(v) => Value::Int(v),
-        Int::Unsigned(v) => Value::from_u64(v),
-        Int::Big(text) => Value::BigNum(text),
     }
 }

@@ -18,7 +18,7 @@ use pyo3::types::{PyBytes, PyString};
 use decode::{Arrays, Decoder};
 use errors::{to_py, Side};
 
-/// Encoding builds many small vectors and strings (a `Value` tree, then the core's builder);
+/// Encoding builds many small vectors and strings (the core's builder, decoded trees);
 /// mimalloc serves them several times faster than the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -55,17 +55,19 @@ fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> P
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default = None, max_depth = 128))]
 fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize) -> PyResult<Bound<'py, PyBytes>> {
-    let encoder = encode::Encoder { py, default, max_depth: check_depth(max_depth)?, empty_rows: Default::default() };
-    let value = encoder.value(obj, 0)?;
-    let bytes = py.detach(|| leafwire::encode(&value)).map_err(|e| to_py(py, e, Side::Encode))?;
+    let mut encoder = encode::Encoder::new(py, default, check_depth(max_depth)?);
+    encoder.value(obj, 0)?;
+    let empty_rows = encoder.empty_rows;
+    let out = encoder.out;
+    let bytes = py.detach(|| out.finish()).map_err(|e| to_py(py, e, Side::Encode))?;
     // Spec §5.2 bounds an empty array's rows by the document length, so a reader need not
     // trust `[2^40, 0]`; the core encoder does not check it, so it is checked here.
-    if encoder.empty_rows.get() > bytes.len() as u64 {
+    if empty_rows > bytes.len() as u64 {
         return Err(errors::encode_error(
             py,
             format!(
                 "an empty numpy array's shape describes {} rows, more than the {} bytes of the document (spec §5.2)",
-                encoder.empty_rows.get(),
+                empty_rows,
                 bytes.len()
             ),
             "limit_exceeded",

@@ -22,6 +22,7 @@ mod de;
 mod decode;
 mod edit;
 mod encode;
+mod encoder;
 mod error;
 mod file;
 mod from_value;
@@ -36,6 +37,7 @@ mod value_serde;
 
 pub use build::DuplicateKeys;
 pub use edit::{Editor, Number, DEFAULT_COMPACT_THRESHOLD};
+pub use encoder::{Encoder, KeyId};
 pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
 pub use layout::{ElementType, DEFAULT_MAX_DEPTH};
