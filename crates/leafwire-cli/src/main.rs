@@ -5,6 +5,7 @@
 //! exit status and nothing on stdout.
 
 mod convert;
+mod edit;
 mod failure;
 mod files;
 mod report;
@@ -70,6 +71,31 @@ enum Command {
         #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH_CEILING as i64))]
         max_depth: u32,
     },
+    /// Set the value at a JSON Pointer to a JSON value, editing the file in place
+    /// (atomically). A missing object key is added; `/-` appends to an array.
+    Set {
+        /// Leafwire file to edit.
+        input: PathBuf,
+        /// JSON Pointer of the value to set.
+        pointer: String,
+        /// The new value, as JSON text.
+        json: String,
+    },
+    /// Delete the object key or array element at a JSON Pointer, in place (atomically).
+    Delete {
+        /// Leafwire file to edit.
+        input: PathBuf,
+        /// JSON Pointer of the value to remove.
+        pointer: String,
+    },
+    /// Rewrite a file canonically, reclaiming the space edits left behind.
+    Compact {
+        /// Leafwire file to read.
+        input: PathBuf,
+        /// File to write instead of replacing INPUT (written atomically).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Summarize a file: header, dictionary and the top level of the value.
     Inspect {
         /// Leafwire file to read.
@@ -100,6 +126,9 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::ToJson { input, output, pretty } => convert::to_json(&input, output.as_deref(), pretty),
         Command::Get { input, pointer } => convert::get(&input, &pointer),
         Command::Validate { input, max_depth } => report::validate(&input, max_depth as usize),
+        Command::Set { input, pointer, json } => edit::set(&input, &pointer, &json),
+        Command::Delete { input, pointer } => edit::delete(&input, &pointer),
+        Command::Compact { input, output } => edit::compact(&input, output.as_deref()),
         Command::Inspect { input } => report::inspect(&input),
     }
 }

@@ -356,3 +356,34 @@ fn inspect_describes_every_root_kind() {
         }
     }
 }
+
+#[test]
+fn set_delete_and_compact_edit_files_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "edit", br#"{"name":"leaf","tags":["a"],"n":1,"old":{"x":[1,2]}}"#);
+
+    succeed(&["set", s(&lw), "/name", r#""a much longer name than before""#], None);
+    succeed(&["set", s(&lw), "/n", "1099511627776"], None);
+    succeed(&["set", s(&lw), "/tags/-", r#"{"deep":[0.5,1.5]}"#], None);
+    succeed(&["set", s(&lw), "/added", "null"], None);
+    succeed(&["delete", s(&lw), "/old"], None);
+    succeed(&["validate", s(&lw)], None);
+    let expected = r#"{"name":"a much longer name than before","tags":["a",{"deep":[0.5,1.5]}],"n":1099511627776,"added":null}"#;
+    assert_eq!(succeed(&["to-json", s(&lw)], None), format!("{expected}\n"));
+
+    // Errors name what is wrong and leave the file as it was.
+    let before = fs::read(&lw).unwrap();
+    fail(&["delete", s(&lw), "/missing"], None, &["missing"]);
+    fail(&["set", s(&lw), "/tags/9", "1"], None, &["9"]);
+    fail(&["set", s(&lw), "/n", "{not json"], None, &["line", "column"]);
+    assert_eq!(fs::read(&lw).unwrap(), before);
+
+    // Compaction drops the edits' garbage and gives the canonical bytes of the value.
+    let canonical = convert(dir.path(), "canonical", expected.as_bytes());
+    let out = dir.path().join("compact.lw");
+    succeed(&["compact", s(&lw), "-o", s(&out)], None);
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&canonical).unwrap());
+    assert!(fs::read(&lw).unwrap().len() > fs::read(&out).unwrap().len());
+    succeed(&["compact", s(&lw)], None);
+    assert_eq!(fs::read(&lw).unwrap(), fs::read(&canonical).unwrap());
+}

@@ -1,0 +1,41 @@
+//! `set`, `delete` and `compact`: changing a Leafwire file in place. Edits go through
+//! `leafwire::Editor` and one atomic commit (spec §8.4): a crash leaves the old document
+//! or the new one, never a torn file. `compact` rewrites canonically through a temporary
+//! file renamed over the target.
+
+use std::io::Write;
+use std::path::Path;
+
+use leafwire::Editor;
+
+use crate::failure::Failure;
+use crate::files::{read_input, write_atomically};
+
+/// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
+/// to the JSON text `json`.
+pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
+    let value = leafwire::json::parse(json.as_bytes()).map_err(|e| Failure::new(Path::new("<JSON argument>"), e))?;
+    edit(input, |editor| editor.set(pointer, &value))
+}
+
+/// Removes the object key or array element at `pointer`.
+pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
+    edit(input, |editor| editor.delete(pointer))
+}
+
+fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> leafwire::Result<()>) -> Result<(), Failure> {
+    let mut editor = Editor::open_file(input).map_err(|e| Failure::leafwire(input, e))?;
+    change(&mut editor).map_err(|e| Failure::leafwire(input, e))?;
+    editor.commit().map_err(|e| Failure::leafwire(input, e))
+}
+
+/// Rewrites a document canonically, dropping garbage and spare capacity: into `output`,
+/// or over `input` itself.
+pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
+    let bytes = read_input(input)?;
+    leafwire::validate(&bytes).map_err(|e| Failure::leafwire(input, e))?;
+    let value = leafwire::decode(&bytes).map_err(|e| Failure::leafwire(input, e))?;
+    let canonical = leafwire::encode(&value).map_err(|e| Failure::leafwire(input, e))?;
+    let target = output.unwrap_or(input);
+    write_atomically(target, |w| w.write_all(&canonical).map_err(|e| Failure::new(target, e)))
+}
