@@ -12,7 +12,7 @@ pub struct Leafwire;
 impl KvPeer for Leafwire {
     const NAME: &'static str = LEAFWIRE;
     const API: &'static str = "leafwire::decode / encode on Value::Object";
-    const NOTE: &'static str = "in-place editing has not landed; edits go through the decoded Value";
+    const NOTE: &'static str = "edits go through the decoded Value (see the in-place row for editing the bytes)";
     type Map = Value;
 
     fn build(p: &[(String, String)]) -> Value {

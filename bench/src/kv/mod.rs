@@ -9,6 +9,8 @@ mod cbor;
 mod flexbuf;
 #[cfg(feature = "leafwire")]
 mod leaf;
+#[cfg(feature = "leafwire")]
+mod leaf_edit;
 mod msgpack;
 mod peer;
 mod postcard1;
@@ -30,7 +32,8 @@ const SIZES: [(usize, usize); 3] = [(100, 40), (1000, 160), (100_000, 640)];
 pub const COUNTS: [usize; 4] = [1, 10, 100, 1000];
 const SEED: u64 = 0x11fe_2001;
 
-pub const LEAFWIRE: &str = "leafwire (decode/encode; in-place editing not landed)";
+pub const LEAFWIRE: &str = "leafwire (decode/encode)";
+pub const LEAFWIRE_IN_PLACE: &str = "leafwire (in place)";
 pub const LEAFWIRE_LAZY: &str = "leafwire (lazy Document)";
 
 /// One generated map and the keys every operation uses.
@@ -112,6 +115,8 @@ const PEERS: &[Entry] = &[
     whole::<rkyv08::Rkyv>(),
     #[cfg(feature = "leafwire")]
     whole::<leaf::Leafwire>(),
+    #[cfg(feature = "leafwire")]
+    whole::<leaf_edit::LeafwireInPlace>(),
     lazy::<bsondoc::BsonRaw>(),
     lazy::<flexbuf::FlexbuffersReader>(),
     lazy::<rkyv08::RkyvArchived>(),
@@ -122,7 +127,7 @@ const PEERS: &[Entry] = &[
 pub fn run(ctx: &Ctx) -> Report {
     let mut report =
         Report::new("kv", "flat string maps, Lite² scenarios (seed 001)", &ctx.plan, serdejson::SerdeJson::NAME);
-    report.leafwire = vec![LEAFWIRE.into(), LEAFWIRE_LAZY.into()];
+    report.leafwire = vec![LEAFWIRE_IN_PLACE.into(), LEAFWIRE.into(), LEAFWIRE_LAZY.into()];
     report.peers = PEERS.iter().map(|e| (e.info)()).collect();
     if !cfg!(feature = "leafwire") {
         report.peers.push(crate::leafwire_missing());
@@ -149,7 +154,7 @@ pub fn run(ctx: &Ctx) -> Report {
         "read/p: decode the bytes, then look up p existing keys (drawn with replacement). write/q: insert q new keys into the in-memory map (a clone made outside the clock), then encode. read-write/p: decode, overwrite p existing keys, encode.".into(),
         "Whole-map peers decode into HashMap<String, String> (serde and bincode peers, rkyv), bson::Document, or leafwire::Value.".into(),
         "Rows named after a reader (bson RawDocument, flexbuffers Reader, rkyv archived, leafwire lazy Document) look keys up in the bytes without decoding; they only have a read row.".into(),
-        format!("{LEAFWIRE}: Leafwire runs write and read-write by full decode/encode for now."),
+        format!("{LEAFWIRE_IN_PLACE}: the map stays serialized; decode = Editor::new (validates the bytes), updates and inserts edit the buffer, encode = the buffer. {LEAFWIRE}: the same through a full decode to leafwire::Value and encode."),
         "Every output is decoded and compared with the reference map before timing; every read's (found, bytes) is compared too.".into(),
     ];
     if ctx.quick {
