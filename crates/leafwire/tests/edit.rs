@@ -4,6 +4,9 @@
 
 use leafwire::{Category, Editor, IntMap, Map, Number, TypedArray, TypedData, Value};
 
+mod common;
+use common::same;
+
 /// A small deterministic generator (xorshift64*), so failures reproduce from the seed.
 struct Rng(u64);
 
@@ -91,10 +94,6 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
     }
 }
 
-/// NaN-aware equality: `Debug` prints NaN as `NaN` and keeps the sign of zero.
-fn same(a: &Value, b: &Value) -> bool {
-    format!("{a:?}") == format!("{b:?}")
-}
 
 fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")

@@ -3,6 +3,9 @@
 
 use leafwire::{Editor, Map, TypedArray, TypedData, Value};
 
+mod common;
+use common::same;
+
 struct Rng(u64);
 
 impl Rng {
@@ -103,9 +106,6 @@ fn crash_child() {
     }
 }
 
-fn same(a: &Value, b: &Value) -> bool {
-    format!("{a:?}") == format!("{b:?}")
-}
 
 #[test]
 fn killed_writers_leave_a_committed_state() {

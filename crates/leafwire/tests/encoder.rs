@@ -2,6 +2,9 @@
 //! `leafwire::encode`; misuse is an error, never a panic or a malformed document.
 
 use leafwire::{Category, ElementType, Encoder, IntMap, Map, TypedArray, TypedData, Value};
+
+mod common;
+use common::value;
 use proptest::prelude::*;
 
 fn le_bytes(data: &TypedData) -> Vec<u8> {
@@ -183,45 +186,6 @@ fn misuse_is_an_error() {
     assert_eq!(leafwire::decode(&e.finish().unwrap()).unwrap(), Value::Array(vec![Value::Array(vec![])]));
 }
 
-fn typed_array() -> impl Strategy<Value = Value> {
-    let data = prop_oneof![
-        prop::collection::vec(any::<bool>(), 0..6).prop_map(TypedData::Bool),
-        prop::collection::vec(any::<i16>(), 0..6).prop_map(TypedData::I16),
-        prop::collection::vec(any::<u64>(), 0..6).prop_map(TypedData::U64),
-        prop::collection::vec(any::<f32>(), 0..6).prop_map(TypedData::F32),
-        prop::collection::vec(any::<f64>(), 0..6).prop_map(TypedData::F64),
-    ];
-    (data, any::<bool>()).prop_map(|(data, matrix)| {
-        let n = data.len();
-        if matrix && n % 2 == 0 {
-            Value::Typed(TypedArray::with_shape(data, vec![2, n / 2]).unwrap())
-        } else {
-            Value::Typed(TypedArray::new(data))
-        }
-    })
-}
-
-fn value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::Int),
-        ((i64::MAX as u64 + 1)..=u64::MAX).prop_map(Value::UInt),
-        any::<f64>().prop_map(Value::F64),
-        any::<f32>().prop_map(Value::F32),
-        ".{0,12}".prop_map(Value::String),
-        prop::collection::vec(any::<u8>(), 0..8).prop_map(Value::Bytes),
-        (any::<bool>(), "[1-9][0-9]{20,30}").prop_map(|(neg, d)| Value::BigNum(if neg { format!("-{d}") } else { d })),
-        typed_array(),
-    ];
-    leaf.prop_recursive(5, 64, 12, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..12).prop_map(Value::Array),
-            prop::collection::vec(("[a-z]{0,3}", inner.clone()), 0..14).prop_map(|pairs| Value::Object(pairs.into_iter().collect::<Map>())),
-            prop::collection::vec((any::<i64>(), inner), 0..12).prop_map(|pairs| Value::IntMap(pairs.into_iter().collect::<IntMap>())),
-        ]
-    })
-}
 
 proptest! {
     #[test]

@@ -10,6 +10,9 @@ use std::path::PathBuf;
 
 use leafwire::{IntMap, Map, TypedArray, TypedData, Value};
 
+mod common;
+use common::same;
+
 fn obj(pairs: Vec<(&str, Value)>) -> Value {
     Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Map>())
 }
@@ -139,17 +142,6 @@ fn python(v: &Value) -> String {
     }
 }
 
-/// Value equality where NaN equals NaN and -0.0 differs from 0.0.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::F64(x), Value::F64(y)) => x.to_bits() == y.to_bits(),
-        (Value::F32(x), Value::F32(y)) => x.to_bits() == y.to_bits(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().zip(y).all(|((ka, a), (kb, b))| ka == kb && same(a, b)),
-        (Value::IntMap(x), Value::IntMap(y)) => x.len() == y.len() && x.iter().zip(y).all(|((ka, a), (kb, b))| ka == kb && same(a, b)),
-        _ => a == b,
-    }
-}
 
 #[test]
 fn vectors_match_the_encoder_and_decode_back() {
