@@ -1,33 +1,18 @@
 //! flexbuffers: HashMap<String, String> through serde, and its lazy Reader.
 
-use super::peer::KvPeer;
-use super::serdejson::{build, get, pairs, set, Map};
+use super::serdejson::{build, HashMapCodec, Map};
 use crate::harness::Fail;
 
 pub struct Flexbuffers;
 
-impl KvPeer for Flexbuffers {
+impl HashMapCodec for Flexbuffers {
     const NAME: &'static str = "flexbuffers";
     const API: &'static str = "flexbuffers::to_vec / from_slice";
-    type Map = Map;
-
-    fn build(p: &[(String, String)]) -> Map {
-        build(p)
-    }
     fn encode(m: &Map) -> Result<Vec<u8>, Fail> {
         flexbuffers::to_vec(m).map_err(Fail::error)
     }
     fn decode(bytes: &[u8]) -> Result<Map, Fail> {
         flexbuffers::from_slice(bytes).map_err(Fail::error)
-    }
-    fn get<'m>(m: &'m Map, key: &str) -> Option<&'m str> {
-        get(m, key)
-    }
-    fn set(m: &mut Map, key: &str, value: &str) {
-        set(m, key, value)
-    }
-    fn pairs(m: &Map) -> Vec<(String, String)> {
-        pairs(m)
     }
 }
 

@@ -4,8 +4,8 @@
 use rkyv::rancor::Error as RkyvError;
 use rkyv::util::AlignedVec;
 
-use super::peer::{KvLazy, KvPeer};
-use super::serdejson::{build, get, pairs, set, Map};
+use super::peer::KvLazy;
+use super::serdejson::{build, HashMapCodec, Map};
 use crate::harness::Fail;
 
 /// rkyv reads from 16-byte aligned buffers; copy if the caller's is not.
@@ -21,14 +21,9 @@ fn aligned(bytes: &[u8], f: impl FnOnce(&[u8]) -> Result<usize, Fail>) -> Result
 
 pub struct Rkyv;
 
-impl KvPeer for Rkyv {
+impl HashMapCodec for Rkyv {
     const NAME: &'static str = "rkyv";
     const API: &'static str = "rkyv::to_bytes / from_bytes (validated) on HashMap<String, String>";
-    type Map = Map;
-
-    fn build(p: &[(String, String)]) -> Map {
-        build(p)
-    }
     fn encode(m: &Map) -> Result<Vec<u8>, Fail> {
         Ok(rkyv::to_bytes::<RkyvError>(m).map_err(Fail::error)?.into_vec())
     }
@@ -37,15 +32,6 @@ impl KvPeer for Rkyv {
             return Err(Fail::Error("input buffer not 16-byte aligned".into()));
         }
         rkyv::from_bytes::<Map, RkyvError>(bytes).map_err(Fail::error)
-    }
-    fn get<'m>(m: &'m Map, key: &str) -> Option<&'m str> {
-        get(m, key)
-    }
-    fn set(m: &mut Map, key: &str, value: &str) {
-        set(m, key, value)
-    }
-    fn pairs(m: &Map) -> Vec<(String, String)> {
-        pairs(m)
     }
 }
 
