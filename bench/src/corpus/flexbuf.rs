@@ -5,9 +5,9 @@ use std::borrow::Cow;
 
 use flexbuffers::{FlexBufferType, Reader};
 use serde_json::Value;
-use serde_transcode::Transcoder;
 
-use super::peer::{CorpusPeer, Path, Step};
+use super::peer::{Path, Step};
+use super::serdejson::SerdeValueCodec;
 use crate::harness::{Fail, Scalar};
 
 pub struct Flexbuffers;
@@ -25,43 +25,20 @@ pub fn scalar<'a>(r: &Reader<&'a [u8]>, pointer: &str) -> Result<Scalar<'a>, Fai
     })
 }
 
-impl CorpusPeer for Flexbuffers {
+impl SerdeValueCodec for Flexbuffers {
     const NAME: &'static str = "flexbuffers";
     const API: &'static str = "flexbuffers::to_vec / from_slice::<serde_json::Value>; lookup: Reader (lazy)";
-    const NOTE: &'static str = "dynamic value: serde_json::Value";
     const LAZY: bool = true;
-    type Value = Value;
-    type Decoded<'a> = Value;
 
-    fn value_from_text(text: &[u8]) -> Result<Value, Fail> {
-        serde_json::from_slice(text).map_err(Fail::error)
-    }
-
-    fn value_to_json(v: &Value) -> Result<Value, Fail> {
-        Ok(v.clone())
-    }
-
-    fn encode(v: &Value) -> Result<Vec<u8>, Fail> {
+    fn to_bytes<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, Fail> {
         flexbuffers::to_vec(v).map_err(Fail::error)
     }
 
-    fn decode(bytes: &mut [u8]) -> Result<Value, Fail> {
+    fn from_bytes(bytes: &[u8]) -> Result<Value, Fail> {
         flexbuffers::from_slice(bytes).map_err(Fail::error)
     }
 
-    fn decoded_to_json(d: &Value) -> Result<Value, Fail> {
-        Ok(d.clone())
-    }
-
-    fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {
-        let mut de = serde_json::Deserializer::from_slice(text);
-        let out = flexbuffers::to_vec(Transcoder::new(&mut de)).map_err(Fail::error)?;
-        de.end().map_err(Fail::error)?;
-        Ok(out)
-    }
-
-    fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
-        let bytes: &'a [u8] = bytes;
+    fn lookup<'a>(bytes: &'a [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
         let mut at = Reader::get_root(bytes).map_err(Fail::error)?;
         for step in &path.steps {
             at = match step {

@@ -14,11 +14,36 @@ pub fn scalar_at(v: &Value, path: &Path) -> Result<Scalar<'static>, Fail> {
         .ok_or_else(|| Fail::Wrong(format!("not a scalar at {}", path.pointer)))
 }
 
-impl CorpusPeer for SerdeJson {
-    const NAME: &'static str = "serde_json";
-    const API: &'static str = "from_slice::<Value>, to_vec; from_json: serde_transcode to a compact Serializer";
-    const NOTE: &'static str = "feature float_roundtrip";
+/// A peer whose in-memory value is `serde_json::Value`: it states its serializer and
+/// deserializer, and the blanket `CorpusPeer` impl below does the rest.
+pub trait SerdeValueCodec {
+    const NAME: &'static str;
+    const API: &'static str;
+    const NOTE: &'static str = "dynamic value: serde_json::Value";
     const LAZY: bool = false;
+
+    fn to_bytes<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, Fail>;
+    fn from_bytes(bytes: &[u8]) -> Result<Value, Fail>;
+
+    /// JSON text streamed into the peer's serializer (serde-transcode, no tree).
+    fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {
+        let mut de = serde_json::Deserializer::from_slice(text);
+        let out = Self::to_bytes(&serde_transcode::Transcoder::new(&mut de))?;
+        de.end().map_err(Fail::error)?;
+        Ok(out)
+    }
+
+    /// Without a lazy reader: decode everything, then follow the pointer.
+    fn lookup<'a>(bytes: &'a [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
+        scalar_at(&Self::from_bytes(bytes)?, path)
+    }
+}
+
+impl<C: SerdeValueCodec> CorpusPeer for C {
+    const NAME: &'static str = C::NAME;
+    const API: &'static str = C::API;
+    const NOTE: &'static str = C::NOTE;
+    const LAZY: bool = C::LAZY;
     type Value = Value;
     type Decoded<'a> = Value;
 
@@ -31,15 +56,37 @@ impl CorpusPeer for SerdeJson {
     }
 
     fn encode(v: &Value) -> Result<Vec<u8>, Fail> {
-        serde_json::to_vec(v).map_err(Fail::error)
+        C::to_bytes(v)
     }
 
     fn decode(bytes: &mut [u8]) -> Result<Value, Fail> {
-        serde_json::from_slice(bytes).map_err(Fail::error)
+        C::from_bytes(bytes)
     }
 
     fn decoded_to_json(d: &Value) -> Result<Value, Fail> {
         Ok(d.clone())
+    }
+
+    fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {
+        C::from_json_text(text)
+    }
+
+    fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
+        C::lookup(bytes, path)
+    }
+}
+
+impl SerdeValueCodec for SerdeJson {
+    const NAME: &'static str = "serde_json";
+    const API: &'static str = "from_slice::<Value>, to_vec; from_json: serde_transcode to a compact Serializer";
+    const NOTE: &'static str = "feature float_roundtrip";
+
+    fn to_bytes<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, Fail> {
+        serde_json::to_vec(v).map_err(Fail::error)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Value, Fail> {
+        serde_json::from_slice(bytes).map_err(Fail::error)
     }
 
     fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {
@@ -48,10 +95,5 @@ impl CorpusPeer for SerdeJson {
         serde_transcode::transcode(&mut de, &mut serde_json::Serializer::new(&mut out)).map_err(Fail::error)?;
         de.end().map_err(Fail::error)?;
         Ok(out)
-    }
-
-    fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
-        let v: Value = serde_json::from_slice(bytes).map_err(Fail::error)?;
-        scalar_at(&v, path)
     }
 }
