@@ -13,6 +13,7 @@ use leafwire::{Children, Entries, IntEntries, Kind, MappedFile, Node};
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
+use pyo3::pyclass_init::PyClassInitializer;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 
@@ -100,10 +101,10 @@ pub fn wrap<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static
     if let Some(obj) = Decoder::scalar(py, &node, doc.get().doc.as_bytes())? {
         return Ok(obj);
     }
-    let doc_ref = doc.clone().unbind();
+    let base = || PyClassInitializer::from(NodeBase { doc: doc.clone().unbind(), node });
     match node.kind() {
-        Kind::Array => Ok(Bound::new(py, ArrayNode { doc: doc_ref, node })?.into_any()),
-        Kind::Object | Kind::IntMap => Ok(Bound::new(py, MapNode { doc: doc_ref, node })?.into_any()),
+        Kind::Array => Ok(Bound::new(py, base().add_subclass(ArrayNode))?.into_any()),
+        Kind::Object | Kind::IntMap => Ok(Bound::new(py, base().add_subclass(MapNode))?.into_any()),
         _ => {
             let typed = node.typed().map_err(|e| err(py, e))?;
             arrays::view(py, &typed, doc.as_any(), node.offset())
@@ -197,12 +198,54 @@ impl Document {
 
 // ---- container nodes ----
 
-/// An object or intmap inside an open document: a read-only `collections.abc.Mapping`.
-#[pyclass(frozen, mapping, module = "leafwire", name = "ObjectNode")]
-pub struct MapNode {
+/// What object and array nodes share: the document they live in and their place in it.
+/// The base class of `ObjectNode` and `ArrayNode`, so that `pointer`, `to_python`,
+/// `offset` and `document` are defined once.
+#[pyclass(frozen, subclass, module = "leafwire", name = "_Node")]
+pub struct NodeBase {
     doc: Py<Document>,
     node: Node<'static>,
 }
+
+impl NodeBase {
+    fn len(&self, py: Python<'_>) -> PyResult<usize> {
+        self.node.len().map_err(|e| err(py, e))
+    }
+
+    fn wrap<'py>(&self, py: Python<'py>, node: Node<'static>) -> PyResult<Bound<'py, PyAny>> {
+        wrap(py, self.doc.bind(py), node)
+    }
+}
+
+#[pymethods]
+impl NodeBase {
+    /// The value at a JSON Pointer relative to this node.
+    fn pointer<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+        pointer(py, self.doc.bind(py), &self.node, path)
+    }
+
+    /// This node and everything under it as Python values: a dict for an object or
+    /// intmap, a list for an array.
+    #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
+    fn to_python<'py>(&self, py: Python<'py>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, self.doc.bind(py), &self.node, arrays, max_depth)
+    }
+
+    /// Byte offset of the container in the document.
+    #[getter]
+    fn offset(&self) -> u64 {
+        self.node.offset()
+    }
+
+    #[getter]
+    fn document(&self, py: Python<'_>) -> Py<Document> {
+        self.doc.clone_ref(py)
+    }
+}
+
+/// An object or intmap inside an open document: a read-only `collections.abc.Mapping`.
+#[pyclass(frozen, mapping, extends = NodeBase, module = "leafwire", name = "ObjectNode")]
+pub struct MapNode;
 
 /// The view classes of `keys()`, `values()` and `items()`, defined in `leafwire/__init__.py`
 /// as subclasses of the `collections.abc` views with fast iteration.
@@ -210,7 +253,7 @@ static KEYS_VIEW: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static VALUES_VIEW: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ITEMS_VIEW: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
-impl MapNode {
+impl NodeBase {
     fn is_object(&self) -> bool {
         self.node.kind() == Kind::Object
     }
@@ -234,13 +277,19 @@ impl MapNode {
         }
     }
 
-    fn iter(&self, py: Python<'_>, what: IterWhat) -> PyResult<MapIter> {
+    fn entries(&self, py: Python<'_>, what: IterWhat) -> PyResult<MapIter> {
         let entries = if self.is_object() {
             MapEntries::Object(self.node.entries().map_err(|e| err(py, e))?)
         } else {
             MapEntries::IntMap(self.node.int_entries().map_err(|e| err(py, e))?)
         };
         Ok(MapIter { doc: self.doc.clone_ref(py), entries, what })
+    }
+}
+
+impl MapNode {
+    fn base<'a>(slf: &'a Bound<'_, Self>) -> &'a NodeBase {
+        slf.as_super().get()
     }
 
     fn view<'py>(slf: &Bound<'py, Self>, cell: &'static PyOnceLock<Py<PyType>>, name: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -251,31 +300,33 @@ impl MapNode {
 
 #[pymethods]
 impl MapNode {
-    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        self.node.len().map_err(|e| err(py, e))
+    fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        Self::base(slf).len(slf.py())
     }
 
-    fn __getitem__<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        match self.lookup(py, key)? {
-            Some(node) => wrap(py, self.doc.bind(py), node),
+    fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let base = Self::base(slf);
+        match base.lookup(slf.py(), key)? {
+            Some(node) => base.wrap(slf.py(), node),
             None => Err(NotFoundError::new_err((key.clone().unbind(),))),
         }
     }
 
-    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.lookup(py, key)?.is_some())
+    fn __contains__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(Self::base(slf).lookup(slf.py(), key)?.is_some())
     }
 
     #[pyo3(signature = (key, default = None))]
-    fn get<'py>(&self, py: Python<'py>, key: &Bound<'py, PyAny>, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        match self.lookup(py, key)? {
-            Some(node) => wrap(py, self.doc.bind(py), node),
+    fn get<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+        let (py, base) = (slf.py(), Self::base(slf));
+        match base.lookup(py, key)? {
+            Some(node) => base.wrap(py, node),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
     }
 
-    fn __iter__(&self, py: Python<'_>) -> PyResult<MapIter> {
-        self.iter(py, IterWhat::Keys)
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<MapIter> {
+        Self::base(slf).entries(slf.py(), IterWhat::Keys)
     }
 
     fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -291,41 +342,19 @@ impl MapNode {
     }
 
     /// Iterator over the values in order (what `values()` iterates with).
-    fn _iter_values(&self, py: Python<'_>) -> PyResult<MapIter> {
-        self.iter(py, IterWhat::Values)
+    fn _iter_values(slf: &Bound<'_, Self>) -> PyResult<MapIter> {
+        Self::base(slf).entries(slf.py(), IterWhat::Values)
     }
 
     /// Iterator over (key, value) pairs in order (what `items()` iterates with).
-    fn _iter_items(&self, py: Python<'_>) -> PyResult<MapIter> {
-        self.iter(py, IterWhat::Items)
-    }
-
-    /// The value at a JSON Pointer relative to this node.
-    fn pointer<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
-        pointer(py, self.doc.bind(py), &self.node, path)
-    }
-
-    /// This object (and everything under it) as a dict.
-    #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
-    fn to_python<'py>(&self, py: Python<'py>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, self.doc.bind(py), &self.node, arrays, max_depth)
+    fn _iter_items(slf: &Bound<'_, Self>) -> PyResult<MapIter> {
+        Self::base(slf).entries(slf.py(), IterWhat::Items)
     }
 
     /// "object" or "intmap".
     #[getter]
-    fn kind(&self) -> &'static str {
-        if self.is_object() { "object" } else { "intmap" }
-    }
-
-    /// Byte offset of the container in the document.
-    #[getter]
-    fn offset(&self) -> u64 {
-        self.node.offset()
-    }
-
-    #[getter]
-    fn document(&self, py: Python<'_>) -> Py<Document> {
-        self.doc.clone_ref(py)
+    fn kind(slf: &Bound<'_, Self>) -> &'static str {
+        if Self::base(slf).is_object() { "object" } else { "intmap" }
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -341,26 +370,20 @@ impl MapNode {
         Ok(mine.eq(theirs)?.into_pyobject(py)?.to_owned().into_any())
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("<leafwire {} node at offset {} with {} keys>", self.kind(), self.node.offset(), self.__len__(py)?))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let offset = Self::base(slf).node.offset();
+        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf), offset, Self::__len__(slf)?))
     }
 }
 
 /// An array inside an open document: a read-only `collections.abc.Sequence`.
-#[pyclass(frozen, sequence, module = "leafwire", name = "ArrayNode")]
-pub struct ArrayNode {
-    doc: Py<Document>,
-    node: Node<'static>,
-}
+#[pyclass(frozen, sequence, extends = NodeBase, module = "leafwire", name = "ArrayNode")]
+pub struct ArrayNode;
 
-impl ArrayNode {
-    fn len(&self, py: Python<'_>) -> PyResult<usize> {
-        self.node.len().map_err(|e| err(py, e))
-    }
-
+impl NodeBase {
     fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
         let node = self.node.at(i).map_err(|e| err(py, e))?;
-        wrap(py, self.doc.bind(py), node)
+        self.wrap(py, node)
     }
 
     fn children(&self, py: Python<'_>) -> PyResult<ArrayIter> {
@@ -369,20 +392,27 @@ impl ArrayNode {
     }
 }
 
+impl ArrayNode {
+    fn base<'a>(slf: &'a Bound<'_, Self>) -> &'a NodeBase {
+        slf.as_super().get()
+    }
+}
+
 #[pymethods]
 impl ArrayNode {
-    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
-        self.len(py)
+    fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        Self::base(slf).len(slf.py())
     }
 
-    fn __getitem__<'py>(&self, py: Python<'py>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let len = self.len(py)?;
+    fn __getitem__<'py>(slf: &Bound<'py, Self>, index: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let (py, base) = (slf.py(), Self::base(slf));
+        let len = base.len(py)?;
         if let Ok(slice) = index.cast::<PySlice>() {
             let s = slice.indices(len as isize)?;
             let mut out = Vec::with_capacity(s.slicelength);
             let mut i = s.start;
             for _ in 0..s.slicelength {
-                out.push(self.item(py, i as usize)?);
+                out.push(base.item(py, i as usize)?);
                 i += s.step;
             }
             return Ok(pyo3::types::PyList::new(py, out)?.into_any());
@@ -394,21 +424,22 @@ impl ArrayNode {
         if resolved < 0 || resolved as usize >= len {
             return Err(PyIndexError::new_err(format!("index {i} out of range for array of length {len}")));
         }
-        self.item(py, resolved as usize)
+        base.item(py, resolved as usize)
     }
 
-    fn __iter__(&self, py: Python<'_>) -> PyResult<ArrayIter> {
-        self.children(py)
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<ArrayIter> {
+        Self::base(slf).children(slf.py())
     }
 
-    fn __reversed__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let len = self.len(py)?;
-        let items = (0..len).rev().map(|i| self.item(py, i)).collect::<PyResult<Vec<_>>>()?;
+    fn __reversed__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let (py, base) = (slf.py(), Self::base(slf));
+        let len = base.len(py)?;
+        let items = (0..len).rev().map(|i| base.item(py, i)).collect::<PyResult<Vec<_>>>()?;
         Ok(pyo3::types::PyList::new(py, items)?.try_iter()?.into_any())
     }
 
-    fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
-        for item in self.children(py)?.by_ref(py) {
+    fn __contains__(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
+        for item in Self::base(slf).children(slf.py())?.by_ref(slf.py()) {
             if item?.eq(value)? {
                 return Ok(true);
             }
@@ -417,8 +448,8 @@ impl ArrayNode {
     }
 
     /// Position of the first element equal to `value` (ValueError if absent).
-    fn index(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-        for (i, item) in self.children(py)?.by_ref(py).enumerate() {
+    fn index(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        for (i, item) in Self::base(slf).children(slf.py())?.by_ref(slf.py()).enumerate() {
             if item?.eq(value)? {
                 return Ok(i);
             }
@@ -427,23 +458,12 @@ impl ArrayNode {
     }
 
     /// Number of elements equal to `value`.
-    fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+    fn count(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
         let mut n = 0;
-        for item in self.children(py)?.by_ref(py) {
+        for item in Self::base(slf).children(slf.py())?.by_ref(slf.py()) {
             n += item?.eq(value)? as usize;
         }
         Ok(n)
-    }
-
-    /// The value at a JSON Pointer relative to this node.
-    fn pointer<'py>(&self, py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyAny>> {
-        pointer(py, self.doc.bind(py), &self.node, path)
-    }
-
-    /// This array (and everything under it) as a list.
-    #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
-    fn to_python<'py>(&self, py: Python<'py>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
-        to_python(py, self.doc.bind(py), &self.node, arrays, max_depth)
     }
 
     #[getter]
@@ -451,22 +471,13 @@ impl ArrayNode {
         "array"
     }
 
-    #[getter]
-    fn offset(&self) -> u64 {
-        self.node.offset()
-    }
-
-    #[getter]
-    fn document(&self, py: Python<'_>) -> Py<Document> {
-        self.doc.clone_ref(py)
-    }
-
-    fn __eq__<'py>(&self, py: Python<'py>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
         let sequence = py.import("collections.abc")?.getattr("Sequence")?;
         if other.is_instance_of::<PyString>() || !other.is_instance(&sequence)? {
             return Ok(py.NotImplemented().into_bound(py));
         }
-        let mine = self.children(py)?.by_ref(py).collect::<PyResult<Vec<_>>>()?;
+        let mine = Self::base(slf).children(py)?.by_ref(py).collect::<PyResult<Vec<_>>>()?;
         let theirs: Vec<Bound<'py, PyAny>> = other.try_iter()?.collect::<PyResult<_>>()?;
         if mine.len() != theirs.len() {
             return Ok(false.into_pyobject(py)?.to_owned().into_any());
@@ -479,8 +490,9 @@ impl ArrayNode {
         Ok(true.into_pyobject(py)?.to_owned().into_any())
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("<leafwire array node at offset {} with {} items>", self.node.offset(), self.len(py)?))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let base = Self::base(slf);
+        Ok(format!("<leafwire array node at offset {} with {} items>", base.node.offset(), base.len(slf.py())?))
     }
 }
 
