@@ -3,10 +3,10 @@
 use rustc_hash::FxHashSet;
 
 use crate::error::{Error, Result};
-use crate::layout::{self, read_u32, read_varint, tag, ElementType, HEADER_LEN};
+use crate::layout::{self, read_u32, tag, ElementType, HEADER_LEN};
 use crate::read::container::{Container, Dict};
 use crate::read::typed::TypedHeader;
-use crate::read::{Document, Node};
+use crate::read::{data_span, utf8, Document};
 use crate::value::is_exact_integer;
 
 /// Options of `validate_with`.
@@ -44,11 +44,22 @@ pub fn validate_with(bytes: &[u8], options: &ValidateOptions) -> Result<Stats> {
     let doc = Document::open(bytes)?;
     let buf = doc.as_bytes();
     let dict = Dict::parse(buf, doc.record().dictionary)?;
-    let mut v = Validator { buf, dict, options: *options, stats: Stats::default(), visited: FxHashSet::default(), ranges: Vec::new(), scratch: Vec::new() };
+    let mut v = Validator {
+        buf,
+        dict,
+        options: *options,
+        stats: Stats::default(),
+        visited: FxHashSet::default(),
+        ranges: Vec::new(),
+        scratch: Vec::new(),
+        key_hashes: Vec::new(),
+        key_seen: Vec::new(),
+        containers_seen: 0,
+    };
     if doc.record().dictionary != 0 {
         v.dictionary()?;
     }
-    v.value(&doc.root(), 0)?;
+    v.value(doc.record().root_tag, doc.record().root, 0)?;
     v.check_overlaps()?;
     Ok(v.stats)
 }
@@ -62,6 +73,13 @@ struct Validator<'a> {
     /// (start, end) of every block, to prove they do not overlap.
     ranges: Vec<(u64, u64)>,
     scratch: Vec<u64>,
+    /// `key_hash` of every dictionary key, by id: objects' hash indexes are checked
+    /// against these instead of rehashing a key per use.
+    key_hashes: Vec<u64>,
+    /// Per key id, the serial of the last object that used it (duplicate-key check
+    /// without sorting).
+    key_seen: Vec<u32>,
+    containers_seen: u32,
 }
 
 impl<'a> Validator<'a> {
@@ -70,24 +88,38 @@ impl<'a> Validator<'a> {
         let count = self.dict.count() as u64;
         let mut keys: Vec<&[u8]> = Vec::with_capacity(count as usize);
         for id in 0..count {
-            self.dict.key_str(self.buf, id)?;
-            keys.push(self.dict.key(self.buf, id)?);
+            keys.push(self.dict.key_str(self.buf, id)?.as_bytes());
         }
-        let mut sorted = keys.clone();
-        sorted.sort_unstable();
-        if sorted.windows(2).any(|w| w[0] == w[1]) {
-            return Err(Error::malformed(pos as u64, "the dictionary holds a key twice"));
-        }
+        self.key_hashes = keys.iter().map(|k| layout::key_hash(k)).collect();
+        self.key_seen = vec![0; count as usize];
         let (table_at, table_size) = self.dict.table();
-        if table_size != 0 {
+        if table_size == 0 {
+            let mut sorted = keys.clone();
+            sorted.sort_unstable();
+            if sorted.windows(2).any(|w| w[0] == w[1]) {
+                return Err(Error::malformed(pos as u64, "the dictionary holds a key twice"));
+            }
+        } else {
             let entry = |b: usize| read_u32(self.buf, table_at + 4 * b).unwrap() as u64;
             let used = (0..table_size).filter(|&b| entry(b) != 0).count() as u64;
             if used != count || (0..table_size).any(|b| entry(b) > count) {
                 return Err(Error::malformed(table_at as u64, format!("dictionary table holds {used} entries for {count} keys")));
             }
+            // Walking from each key's home bucket to its own entry proves it reachable;
+            // a second copy of a key would share its hash and home bucket, so one of the
+            // two walks passes the other's entry.
             for (id, key) in keys.iter().enumerate() {
-                if self.dict.find(self.buf, key, layout::key_hash(key))? != Some(id as u64) {
-                    return Err(Error::malformed(table_at as u64, format!("dictionary table cannot reach key {id}")));
+                let hash = self.key_hashes[id];
+                let mut bucket = layout::home_bucket(hash, table_size);
+                loop {
+                    match entry(bucket) {
+                        0 => return Err(Error::malformed(table_at as u64, format!("dictionary table cannot reach key {id}"))),
+                        e if e == id as u64 + 1 => break,
+                        e if self.key_hashes[e as usize - 1] == hash && keys[e as usize - 1] == *key => {
+                            return Err(Error::malformed(pos as u64, "the dictionary holds a key twice"));
+                        }
+                        _ => bucket = (bucket + 1) & (table_size - 1),
+                    }
                 }
             }
         }
@@ -96,37 +128,40 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn value(&mut self, node: &Node<'a>, depth: usize) -> Result<()> {
+    fn value(&mut self, t: u8, payload: u64, depth: usize) -> Result<()> {
         self.stats.max_depth = self.stats.max_depth.max(depth);
-        let offset = node.offset();
-        match node.kind() {
-            crate::Kind::String => {
-                node.as_str()?;
+        match t {
+            tag::STRING => {
+                let bytes = self.data(payload)?;
+                utf8(bytes).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))?;
                 self.stats.strings += 1;
-                self.data_range(offset)
+                Ok(())
             }
-            crate::Kind::Bytes => {
-                node.as_bytes()?;
-                self.data_range(offset)
+            tag::BYTES => {
+                self.data(payload)?;
+                Ok(())
             }
-            crate::Kind::BigNum => {
-                let digits = node.as_bignum()?;
-                let in_range = digits.parse::<i64>().is_ok() || digits.parse::<u64>().is_ok();
-                if in_range {
-                    return Err(Error::malformed(offset, format!("bignum {digits} fits in 64 bits; it must be an int or uint")));
+            tag::BIGNUM => {
+                let bytes = self.data(payload)?;
+                if !is_bignum_text(bytes) {
+                    return Err(Error::malformed(payload, "bignum is not decimal digits"));
                 }
-                self.data_range(offset)
+                let digits = std::str::from_utf8(bytes).expect("decimal digits are ASCII");
+                if digits.parse::<i64>().is_ok() || digits.parse::<u64>().is_ok() {
+                    return Err(Error::malformed(payload, format!("bignum {digits} fits in 64 bits; it must be an int or uint")));
+                }
+                Ok(())
             }
-            crate::Kind::TypedArray => self.typed(offset),
-            crate::Kind::Array | crate::Kind::Object | crate::Kind::IntMap => {
+            tag::TYPED => self.typed(payload),
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 if depth >= self.options.max_depth {
-                    return Err(Error::depth_limit(self.options.max_depth).at(offset));
+                    return Err(Error::depth_limit(self.options.max_depth).at(payload));
                 }
-                if !self.visited.insert(offset) {
-                    return Err(Error::malformed(offset, "block reachable twice (a cycle or a shared subtree)"));
+                if !self.visited.insert(payload) {
+                    return Err(Error::malformed(payload, "block reachable twice (a cycle or a shared subtree)"));
                 }
-                let c = node.container()?;
-                self.container(node, &c, depth)
+                let c = Container::parse(self.buf, payload, t)?;
+                self.container(&c, depth)
             }
             _ => {
                 self.stats.scalars += 1;
@@ -135,7 +170,7 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn container(&mut self, node: &Node<'a>, c: &Container<'a>, depth: usize) -> Result<()> {
+    fn container(&mut self, c: &Container<'a>, depth: usize) -> Result<()> {
         self.stats.containers += 1;
         let pos = c.pos as u64;
         self.ranges.push((pos, c.end() as u64));
@@ -145,35 +180,47 @@ impl<'a> Validator<'a> {
         if !spare_is_zero {
             return Err(Error::malformed(pos, "spare capacity of a container is not zero"));
         }
-        if c.tag != tag::ARRAY {
-            self.keys(c)?;
+        match c.tag {
+            tag::OBJECT => self.object_keys(c)?,
+            tag::INTMAP => self.int_keys(c)?,
+            _ => {}
         }
         if c.has_index() {
             self.index(c)?;
         }
         for i in 0..c.count {
             let (t, payload) = c.child(i)?;
-            let child = node.at(i)?;
             if tag::is_pointer(t) && payload < HEADER_LEN as u64 {
                 return Err(Error::malformed(pos, format!("child {i} points into the header")));
             }
             if t == tag::UINT && payload <= i64::MAX as u64 {
                 return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));
             }
-            self.value(&child, depth + 1)?;
+            self.value(t, payload, depth + 1)?;
         }
         Ok(())
     }
 
-    fn keys(&mut self, c: &Container<'a>) -> Result<()> {
-        self.scratch.clear();
+    /// Every key id names a dictionary key, and none appears twice in the object.
+    fn object_keys(&mut self, c: &Container<'a>) -> Result<()> {
+        self.containers_seen += 1;
+        let serial = self.containers_seen;
         for i in 0..c.count {
-            let key = c.key(i);
-            if c.tag == tag::OBJECT {
-                self.dict.key(self.buf, key).map_err(|e| e.at(c.pos as u64))?;
+            let id = c.key(i);
+            let Some(seen) = self.key_seen.get_mut(id as usize) else {
+                return Err(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary of {} keys", self.dict.count())));
+            };
+            if *seen == serial {
+                return Err(Error::malformed(c.pos as u64, "a container has the same key twice"));
             }
-            self.scratch.push(key);
+            *seen = serial;
         }
+        Ok(())
+    }
+
+    fn int_keys(&mut self, c: &Container<'a>) -> Result<()> {
+        self.scratch.clear();
+        self.scratch.extend((0..c.count).map(|i| c.key(i)));
         self.scratch.sort_unstable();
         if self.scratch.windows(2).any(|w| w[0] == w[1]) {
             return Err(Error::malformed(c.pos as u64, "a container has the same key twice"));
@@ -190,7 +237,8 @@ impl<'a> Validator<'a> {
             return Err(Error::malformed(c.pos as u64, format!("hash index holds {used} entries for {} children", c.count)));
         }
         for i in 0..c.count {
-            let hash = if c.tag == tag::OBJECT { layout::key_hash(self.dict.key(self.buf, c.key(i))?) } else { c.key(i) };
+            // Object keys were checked against the dictionary by `object_keys`.
+            let hash = if c.tag == tag::OBJECT { self.key_hashes[c.key(i) as usize] } else { c.key(i) };
             let mut bucket = layout::home_bucket(hash, table);
             loop {
                 match entry(bucket) {
@@ -203,10 +251,11 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn data_range(&mut self, offset: u64) -> Result<()> {
-        let (len, at) = read_varint(self.buf, offset as usize)?;
-        self.ranges.push((offset, at as u64 + len));
-        Ok(())
+    /// The content of the data block at `offset`, its whole block recorded.
+    fn data(&mut self, offset: u64) -> Result<&'a [u8]> {
+        let (start, end) = data_span(self.buf, offset)?;
+        self.ranges.push((offset, end as u64));
+        Ok(&self.buf[start..end])
     }
 
     fn typed(&mut self, offset: u64) -> Result<()> {

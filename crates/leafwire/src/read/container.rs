@@ -113,7 +113,7 @@ impl Dict {
     /// Key `id` as UTF-8 text.
     pub fn key_str<'a>(&self, buf: &'a [u8], id: u64) -> Result<&'a str> {
         let bytes = self.key(buf, id)?;
-        simdutf8::basic::from_utf8(bytes).map_err(|_| Error::malformed(self.pos() as u64, format!("key {id} is not valid UTF-8")))
+        super::utf8(bytes).ok_or_else(|| Error::malformed(self.pos() as u64, format!("key {id} is not valid UTF-8")))
     }
 
     /// The id of the key with these bytes and hash, or `None` if no object uses it.

@@ -331,18 +331,13 @@ impl<'a> Node<'a> {
         if self.tag != expected_tag {
             return Err(Error::wrong_type(what, self.kind()));
         }
-        let pos = usize::try_from(self.payload).ok().filter(|&p| p >= HEADER_LEN && p < self.buf.len())
-            .ok_or_else(|| Error::malformed(self.payload, "data block offset outside the document"))?;
-        let (len, at) = read_varint(self.buf, pos)?;
-        let end = usize::try_from(len).ok().and_then(|l| at.checked_add(l)).filter(|&e| e <= self.buf.len())
-            .ok_or_else(|| Error::malformed(self.payload, format!("block of {len} bytes runs past the end of the document")))?;
-        Ok(&self.buf[at..end])
+        data_block(self.buf, self.payload)
     }
 
     /// A string, borrowed from the document.
     pub fn as_str(&self) -> Result<&'a str> {
         let bytes = self.data_block(tag::STRING, "a string")?;
-        simdutf8::basic::from_utf8(bytes).map_err(|_| Error::malformed(self.payload, "string is not valid UTF-8"))
+        utf8(bytes).ok_or_else(|| Error::malformed(self.payload, "string is not valid UTF-8"))
     }
 
     /// A bytes value, borrowed from the document.
@@ -525,4 +520,38 @@ impl<'a> Iterator for IntEntries<'a> {
         self.next += 1;
         Some(self.node.child(&self.container, i).map(|n| (self.container.key(i) as i64, n)))
     }
+}
+
+/// The bytes of the length-prefixed data block (string, bytes, bignum) at `payload`.
+pub(crate) fn data_block(buf: &[u8], payload: u64) -> Result<&[u8]> {
+    let (start, end) = data_span(buf, payload)?;
+    Ok(&buf[start..end])
+}
+
+/// Where the content of the data block at `payload` lies: (start, end) past its length.
+pub(crate) fn data_span(buf: &[u8], payload: u64) -> Result<(usize, usize)> {
+    let pos = usize::try_from(payload).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())
+        .ok_or_else(|| Error::malformed(payload, "data block offset outside the document"))?;
+    let (len, at) = read_varint(buf, pos)?;
+    let end = usize::try_from(len).ok().and_then(|l| at.checked_add(l)).filter(|&e| e <= buf.len())
+        .ok_or_else(|| Error::malformed(payload, format!("block of {len} bytes runs past the end of the document")))?;
+    Ok((at, end))
+}
+
+/// `bytes` as text if they are UTF-8. Most strings and keys in leafy data are short and
+/// ASCII: a word-at-a-time ASCII scan settles those before the SIMD validator (which
+/// falls back to a byte loop below 64 bytes) is called.
+#[inline]
+pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut high = 0u64;
+    for c in &mut chunks {
+        high |= u64::from_le_bytes(c.try_into().unwrap());
+    }
+    let tail = chunks.remainder().iter().fold(0u8, |acc, &b| acc | b);
+    if high & 0x8080_8080_8080_8080 == 0 && tail < 0x80 {
+        // SAFETY: every byte is below 0x80, so the bytes are ASCII and therefore UTF-8.
+        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    simdutf8::basic::from_utf8(bytes).ok()
 }
