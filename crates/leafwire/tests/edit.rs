@@ -471,6 +471,47 @@ fn errors_name_their_category_and_leave_bytes_unchanged() {
 }
 
 #[test]
+fn errors_carry_the_pointer_or_the_escaped_path() {
+    let mut ed = editor(&leafwire::decode(&leafwire::json::from_json(br#"{"a/b": {"c": 1}}"#).unwrap()).unwrap());
+    let err = ed.set("/a~1b/c/d", &Value::Null).unwrap_err();
+    assert_eq!(err.path(), Some("/a~1b/c/d"), "{err}");
+    let err = ed.delete_path(&["a/b", "missing"]).unwrap_err();
+    assert_eq!((err.category(), err.path()), (Category::NotFound, Some("/a~1b/missing")), "{err}");
+    let err = ed.set("a", &Value::Null).unwrap_err();
+    assert_eq!(err.path(), Some("a"), "{err}");
+}
+
+#[test]
+fn token_paths_need_no_escaping() {
+    let mut ed = editor(&Value::Object(Map::default()));
+    ed.set_path(&["x/y~z"], &Value::Array(Vec::new())).unwrap();
+    ed.push_path(&["x/y~z"], &Value::Int(7)).unwrap();
+    ed.set_path(&["k"], &Value::Bool(true)).unwrap();
+    ed.delete_path(&["k"]).unwrap();
+    assert_eq!(ed.document().unwrap().pointer("/x~1y~0z/0").unwrap().as_i64().unwrap(), 7);
+    assert_eq!(ed.document().unwrap().root().len().unwrap(), 1);
+}
+
+#[test]
+fn a_string_that_fits_is_rewritten_in_place_and_its_tail_zeroed() {
+    let mut ed = editor(&Value::Object([("s".to_owned(), Value::String("x".repeat(40)))].into_iter().collect()));
+    let len = ed.as_bytes().len();
+    ed.set("/s", &Value::String("short".into())).unwrap();
+    assert_eq!(ed.as_bytes().len(), len, "no new block");
+    assert_eq!(ed.garbage(), 35, "the 35 bytes the string no longer uses");
+    assert!(!ed.as_bytes().windows(2).any(|w| w == b"xx"), "freed bytes are zeroed");
+    ed.set("/s", &Value::Bytes(b"bytes".to_vec())).unwrap();
+    assert_eq!(ed.as_bytes().len(), len, "a data value of another kind fits too");
+    let doc = ed.document().unwrap();
+    assert_eq!(doc.pointer("/s").unwrap().as_bytes().unwrap(), b"bytes");
+    leafwire::validate(ed.as_bytes()).unwrap();
+    ed.set("/s", &Value::String("y".repeat(41))).unwrap();
+    assert!(ed.as_bytes().len() > len, "a longer string moves to the end");
+    assert_eq!(ed.document().unwrap().pointer("/s").unwrap().as_str().unwrap(), "y".repeat(41));
+    leafwire::validate(ed.as_bytes()).unwrap();
+}
+
+#[test]
 fn automatic_compaction() {
     let model = Value::Object([("s".to_owned(), Value::String("x".repeat(100)))].into_iter().collect());
     let mut ed = Editor::new(leafwire::encode(&model).unwrap()).unwrap();

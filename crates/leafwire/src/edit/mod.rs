@@ -11,6 +11,10 @@
 mod file;
 mod write;
 
+use std::borrow::Cow;
+
+use smallvec::SmallVec;
+
 use crate::error::{Category, Error, Result};
 use crate::layout::{self, tag, ElementType, RECORD_A, RECORD_B, RECORD_LEN};
 use crate::read::container::{Container, Dict};
@@ -60,17 +64,20 @@ struct Step {
     index: usize,
 }
 
+/// The steps from the root to a container; paths are short, so they live on the stack.
+type Chain = SmallVec<[Step; 8]>;
+
 /// Where a pointer's last token lands inside its parent container.
-enum Target {
-    /// An existing child.
-    Child(usize),
+enum Target<'k> {
+    /// An existing child: its index and (tag, payload).
+    Child(usize, (u8, u64)),
     /// A missing object key or intmap key, or `-` / `count` of an array: a new child.
-    New(NewKey),
+    New(NewKey<'k>),
 }
 
-enum NewKey {
+enum NewKey<'k> {
     Array,
-    Object(String),
+    Object(&'k str),
     IntMap(i64),
 }
 
@@ -123,31 +130,96 @@ impl Editor {
     /// Replaces the value at `pointer`, or adds it when the last token names a missing
     /// object or intmap key, or is `-` in an array.
     pub fn set(&mut self, pointer: &str, value: &Value) -> Result<()> {
-        let tokens = parse_pointer(pointer)?;
-        let Some((last, parents)) = tokens.split_last() else {
-            check_value(value, 0).map_err(|e| e.with_path(pointer))?;
+        self.at_pointer(pointer, |ed, path| ed.set_in(path, value))
+    }
+
+    /// [`Editor::set`] at a path of unescaped tokens (`&["users", "7", "name"]`), for
+    /// callers that hold keys rather than pointers: no escaping, no parsing.
+    pub fn set_path(&mut self, path: &[&str], value: &Value) -> Result<()> {
+        self.at_path(path, |ed, path| ed.set_in(path, value))
+    }
+
+    /// Inserts `value` into the array at `pointer`'s parent, before the index its last
+    /// token names (`-` or the length appends).
+    pub fn insert(&mut self, pointer: &str, value: &Value) -> Result<()> {
+        self.at_pointer(pointer, |ed, path| ed.insert_in(path, value))
+    }
+
+    /// Appends `value` to the array at `pointer`.
+    pub fn push(&mut self, pointer: &str, value: &Value) -> Result<()> {
+        self.at_pointer(pointer, |ed, path| ed.push_in(path, value))
+    }
+
+    /// [`Editor::push`] to the array at a path of unescaped tokens.
+    pub fn push_path(&mut self, path: &[&str], value: &Value) -> Result<()> {
+        self.at_path(path, |ed, path| ed.push_in(path, value))
+    }
+
+    /// Removes an object or intmap key, or an array element (later ones shift down).
+    pub fn delete(&mut self, pointer: &str) -> Result<()> {
+        self.at_pointer(pointer, |ed, path| ed.delete_in(path))
+    }
+
+    /// [`Editor::delete`] at a path of unescaped tokens.
+    pub fn delete_path(&mut self, path: &[&str]) -> Result<()> {
+        self.at_path(path, |ed, path| ed.delete_in(path))
+    }
+
+    /// Renames the object key (or intmap key) that `pointer` names to `new_key`.
+    pub fn rename(&mut self, pointer: &str, new_key: &str) -> Result<()> {
+        self.at_pointer(pointer, |ed, path| ed.rename_in(path, new_key))
+    }
+
+    /// Writes element `index` (flat, row-major) of the typed array at `pointer` in place.
+    /// Integer element types take `Number::Int` in their range (bool: 0 or 1); float types
+    /// take `Number::Float`; an f64 array with an integer mask also takes exact integers.
+    pub fn set_element(&mut self, pointer: &str, index: usize, value: impl Into<Number>) -> Result<()> {
+        let value = value.into();
+        self.at_pointer(pointer, |ed, path| ed.set_element_in(path, index, value))
+    }
+
+    /// Runs an edit on the tokens of `pointer`; its errors carry the pointer.
+    fn at_pointer<R>(&mut self, pointer: &str, edit: impl FnOnce(&mut Editor, &[&str]) -> Result<R>) -> Result<R> {
+        let tokens = parse_pointer(pointer).map_err(|e| e.with_path(pointer))?;
+        let path: SmallVec<[&str; 8]> = tokens.iter().map(|t| t.as_ref()).collect();
+        edit(self, &path).map_err(|e| e.with_path(pointer))
+    }
+
+    /// Runs an edit on a path of tokens; its errors carry the path as a pointer.
+    fn at_path<R>(&mut self, path: &[&str], edit: impl FnOnce(&mut Editor, &[&str]) -> Result<R>) -> Result<R> {
+        edit(self, path).map_err(|e| e.with_path(pointer_of(path)))
+    }
+
+    fn set_in(&mut self, path: &[&str], value: &Value) -> Result<()> {
+        let Some((last, parents)) = path.split_last() else {
+            check_value(value, 0)?;
             let old = (self.record.root_tag, self.record.root);
             let (t, p) = self.write_value(value);
             self.write_slot(&[], t, p);
             self.free_value(old.0, old.1);
             return self.finish();
         };
-        let (mut chain, ptag, ppay) = self.resolve(parents, pointer)?;
-        let target = self.target(ptag, ppay, last, pointer)?;
-        check_value(value, chain.len() + 1).map_err(|e| e.with_path(pointer))?;
+        let (mut chain, ptag, ppay) = self.resolve(parents)?;
+        let target = self.target(ptag, ppay, last)?;
+        check_value(value, chain.len() + 1)?;
         let pos = ppay as usize;
         match target {
-            Target::Child(index) => {
-                let old = self.child(pos, ptag, index)?;
-                let (t, p) = self.write_value(value);
+            Target::Child(index, old) => {
                 chain.push(Step { pos, tag: ptag, index });
+                if let Some(t) = self.overwrite_data(old, value) {
+                    if t != old.0 {
+                        self.write_slot(&chain, t, old.1);
+                    }
+                    return self.finish();
+                }
+                let (t, p) = self.write_value(value);
                 self.write_slot(&chain, t, p);
                 self.free_value(old.0, old.1);
             }
             Target::New(key) => {
                 let key = match key {
                     NewKey::Array => 0,
-                    NewKey::Object(k) => self.ensure_key(&k),
+                    NewKey::Object(k) => self.ensure_key(k),
                     NewKey::IntMap(k) => k as u64,
                 };
                 let (t, p) = self.write_value(value);
@@ -158,43 +230,37 @@ impl Editor {
         self.finish()
     }
 
-    /// Inserts `value` into the array at `pointer`'s parent, before the index its last
-    /// token names (`-` or the length appends).
-    pub fn insert(&mut self, pointer: &str, value: &Value) -> Result<()> {
-        let tokens = parse_pointer(pointer)?;
-        let Some((last, parents)) = tokens.split_last() else {
-            return Err(Error::new(Category::WrongType, "cannot insert at the root").with_path(pointer));
+    fn insert_in(&mut self, path: &[&str], value: &Value) -> Result<()> {
+        let Some((last, parents)) = path.split_last() else {
+            return Err(Error::new(Category::WrongType, "cannot insert at the root"));
         };
-        let (chain, ptag, ppay) = self.resolve(parents, pointer)?;
+        let (chain, ptag, ppay) = self.resolve(parents)?;
         if ptag != tag::ARRAY {
-            return Err(wrong_kind("an array", ptag, ppay, pointer));
+            return Err(wrong_kind("an array", ptag, ppay));
         }
         let count = self.info(ppay as usize, ptag)?.count;
-        let index = if last == "-" { count } else { parse_index(last).filter(|&i| i <= count).ok_or_else(|| missing(pointer, "array index out of range"))? };
-        check_value(value, chain.len() + 1).map_err(|e| e.with_path(pointer))?;
+        let index = if *last == "-" { count } else { parse_index(last).filter(|&i| i <= count).ok_or_else(|| missing("array index out of range"))? };
+        check_value(value, chain.len() + 1)?;
         let (t, p) = self.write_value(value);
         self.insert_child(&chain, Step { pos: ppay as usize, tag: ptag, index }, 0, t, p)?;
         self.finish()
     }
 
-    /// Appends `value` to the array at `pointer`.
-    pub fn push(&mut self, pointer: &str, value: &Value) -> Result<()> {
-        self.insert(&format!("{pointer}/-"), value)
+    fn push_in(&mut self, path: &[&str], value: &Value) -> Result<()> {
+        let mut to_end: SmallVec<[&str; 8]> = path.iter().copied().collect();
+        to_end.push("-");
+        self.insert_in(&to_end, value)
     }
 
-    /// Removes an object or intmap key, or an array element (later ones shift down).
-    pub fn delete(&mut self, pointer: &str) -> Result<()> {
-        let tokens = parse_pointer(pointer)?;
-        let Some((last, parents)) = tokens.split_last() else {
-            return Err(Error::new(Category::WrongType, "cannot delete the root").with_path(pointer));
+    fn delete_in(&mut self, path: &[&str]) -> Result<()> {
+        let Some((last, parents)) = path.split_last() else {
+            return Err(Error::new(Category::WrongType, "cannot delete the root"));
         };
-        let (chain, ptag, ppay) = self.resolve(parents, pointer)?;
-        let Target::Child(index) = self.target(ptag, ppay, last, pointer)? else {
-            return Err(missing(pointer, "no such child"));
+        let (chain, ptag, ppay) = self.resolve(parents)?;
+        let Target::Child(index, old) = self.target(ptag, ppay, last)? else {
+            return Err(missing("no such child"));
         };
-        let pos = ppay as usize;
-        let old = self.child(pos, ptag, index)?;
-        let info = self.info(pos, ptag)?;
+        let info = self.info(ppay as usize, ptag)?;
         let mut entries = self.read_entries(&info);
         entries.remove(index);
         self.store_container(&chain, &info, entries);
@@ -202,25 +268,22 @@ impl Editor {
         self.finish()
     }
 
-    /// Renames the object key (or intmap key) that `pointer` names to `new_key`.
-    pub fn rename(&mut self, pointer: &str, new_key: &str) -> Result<()> {
-        let tokens = parse_pointer(pointer)?;
-        let Some((last, parents)) = tokens.split_last() else {
-            return Err(Error::new(Category::WrongType, "the root has no key").with_path(pointer));
+    fn rename_in(&mut self, path: &[&str], new_key: &str) -> Result<()> {
+        let Some((last, parents)) = path.split_last() else {
+            return Err(Error::new(Category::WrongType, "the root has no key"));
         };
-        let (chain, ptag, ppay) = self.resolve(parents, pointer)?;
+        let (chain, ptag, ppay) = self.resolve(parents)?;
         if ptag != tag::OBJECT && ptag != tag::INTMAP {
-            return Err(wrong_kind("an object or intmap", ptag, ppay, pointer));
+            return Err(wrong_kind("an object or intmap", ptag, ppay));
         }
-        let Target::Child(index) = self.target(ptag, ppay, last, pointer)? else {
-            return Err(missing(pointer, "no such key"));
+        let Target::Child(index, _) = self.target(ptag, ppay, last)? else {
+            return Err(missing("no such key"));
         };
-        if new_key == last.as_str() {
+        if new_key == *last {
             return Ok(());
         }
-        match self.target(ptag, ppay, new_key, pointer)? {
-            Target::Child(_) => return Err(Error::new(Category::DuplicateKey, format!("key \"{new_key}\" already exists")).with_path(pointer)),
-            Target::New(_) => {}
+        if let Target::Child(..) = self.target(ptag, ppay, new_key)? {
+            return Err(Error::new(Category::DuplicateKey, format!("key \"{new_key}\" already exists")));
         }
         let key = if ptag == tag::OBJECT { self.ensure_key(new_key) } else { new_key.parse::<i64>().unwrap() as u64 };
         let info = self.info(ppay as usize, ptag)?;
@@ -230,27 +293,22 @@ impl Editor {
         self.finish()
     }
 
-    /// Writes element `index` (flat, row-major) of the typed array at `pointer` in place.
-    /// Integer element types take `Number::Int` in their range (bool: 0 or 1); float types
-    /// take `Number::Float`; an f64 array with an integer mask also takes exact integers.
-    pub fn set_element(&mut self, pointer: &str, index: usize, value: impl Into<Number>) -> Result<()> {
-        let value = value.into();
-        let tokens = parse_pointer(pointer)?;
-        let (chain, t, mut p) = self.resolve(&tokens, pointer)?;
+    fn set_element_in(&mut self, path: &[&str], index: usize, value: Number) -> Result<()> {
+        let (chain, t, mut p) = self.resolve(path)?;
         if t != tag::TYPED {
-            return Err(wrong_kind("a typed array", t, p, pointer));
+            return Err(wrong_kind("a typed array", t, p));
         }
         let h = TypedHeader::parse(&self.buf, p)?;
         if index >= h.count {
-            return Err(missing(pointer, &format!("element {index} of a typed array of {}", h.count)));
+            return Err(missing(&format!("element {index} of a typed array of {}", h.count)));
         }
         let bytes = element_bytes(h.element, value, h.mask_pos.is_some()).ok_or_else(|| {
-            Error::new(Category::WrongType, format!("{value:?} does not fit a {} element", h.element.name())).with_path(pointer).at(p)
+            Error::new(Category::WrongType, format!("{value:?} does not fit a {} element", h.element.name())).at(p)
         })?;
         let mut h = h;
         if (p as usize) < self.frozen() {
             // Copy-on-write: the committed block stays as it is.
-            let old = self.document()?.pointer(pointer)?.to_value()?;
+            let old = self.document()?.pointer(&pointer_of(path))?.to_value()?;
             let (t, np) = self.write_value(&old);
             self.write_slot(&chain, t, np);
             self.free_value(tag::TYPED, p);
@@ -285,51 +343,52 @@ impl Editor {
         self.record.write(&mut self.buf[at..at + RECORD_LEN]);
     }
 
-    /// Follows `tokens` from the root; returns the steps taken and the value reached.
-    fn resolve(&self, tokens: &[String], pointer: &str) -> Result<(Vec<Step>, u8, u64)> {
+    /// Follows `path` from the root; returns the steps taken and the value reached.
+    fn resolve(&self, path: &[&str]) -> Result<(Chain, u8, u64)> {
         let (mut t, mut p) = (self.record.root_tag, self.record.root);
-        let mut chain = Vec::with_capacity(tokens.len());
-        for token in tokens {
+        let mut chain = Chain::new();
+        for token in path {
             if !is_container(t) {
-                return Err(missing(pointer, &format!("cannot step into a value with tag {t:#04x}")));
+                return Err(missing(&format!("cannot step into a value with tag {t:#04x}")));
             }
-            let Target::Child(index) = self.target(t, p, token, pointer)? else {
-                return Err(missing(pointer, &format!("no child \"{token}\"")));
+            let Target::Child(index, child) = self.target(t, p, token)? else {
+                return Err(missing(&format!("no child \"{token}\"")));
             };
             chain.push(Step { pos: p as usize, tag: t, index });
-            (t, p) = self.child(p as usize, t, index)?;
+            (t, p) = child;
         }
         Ok((chain, t, p))
     }
 
     /// Where `token` lands in the container (t, p).
-    fn target(&self, t: u8, p: u64, token: &str, pointer: &str) -> Result<Target> {
+    fn target<'k>(&self, t: u8, p: u64, token: &'k str) -> Result<Target<'k>> {
         let c = match t {
             tag::ARRAY | tag::OBJECT | tag::INTMAP => Container::parse(&self.buf, p, t)?,
-            _ => return Err(wrong_kind("a container", t, p, pointer)),
+            _ => return Err(wrong_kind("a container", t, p)),
         };
+        let existing = |i: usize| Ok(Target::Child(i, c.child(i)?));
         match t {
             tag::ARRAY => {
                 if token == "-" {
                     return Ok(Target::New(NewKey::Array));
                 }
                 match parse_index(token) {
-                    Some(i) if i < c.count => Ok(Target::Child(i)),
+                    Some(i) if i < c.count => existing(i),
                     Some(i) if i == c.count => Ok(Target::New(NewKey::Array)),
-                    _ => Err(missing(pointer, &format!("no element \"{token}\" in an array of {}", c.count))),
+                    _ => Err(missing(&format!("no element \"{token}\" in an array of {}", c.count))),
                 }
             }
             tag::INTMAP => {
-                let key = token.parse::<i64>().map_err(|_| missing(pointer, &format!("\"{token}\" is not an integer key")))?;
-                Ok(match c.find_int(key)? {
-                    Some(i) => Target::Child(i),
-                    None => Target::New(NewKey::IntMap(key)),
-                })
+                let key = token.parse::<i64>().map_err(|_| missing(&format!("\"{token}\" is not an integer key")))?;
+                match c.find_int(key)? {
+                    Some(i) => existing(i),
+                    None => Ok(Target::New(NewKey::IntMap(key))),
+                }
             }
-            _ => Ok(match self.find_key(&c, token)? {
-                Some(i) => Target::Child(i),
-                None => Target::New(NewKey::Object(token.to_owned())),
-            }),
+            _ => match self.find_key(&c, token)? {
+                Some(i) => existing(i),
+                None => Ok(Target::New(NewKey::Object(token))),
+            },
         }
     }
 
@@ -354,50 +413,59 @@ impl Editor {
         }
         Ok(None)
     }
-
-    fn child(&self, pos: usize, t: u8, index: usize) -> Result<(u8, u64)> {
-        Container::parse(&self.buf, pos as u64, t)?.child(index)
-    }
 }
 
 fn is_container(t: u8) -> bool {
     matches!(t, tag::ARRAY | tag::OBJECT | tag::INTMAP)
 }
 
-fn missing(pointer: &str, what: &str) -> Error {
-    Error::not_found(what.to_owned()).with_path(pointer)
+fn missing(what: &str) -> Error {
+    Error::not_found(what.to_owned())
 }
 
-fn wrong_kind(expected: &str, t: u8, p: u64, pointer: &str) -> Error {
-    let err = Error::new(Category::WrongType, format!("expected {expected}, found a value with tag {t:#04x}")).with_path(pointer);
+fn wrong_kind(expected: &str, t: u8, p: u64) -> Error {
+    let err = Error::new(Category::WrongType, format!("expected {expected}, found a value with tag {t:#04x}"));
     if layout::tag::is_pointer(t) { err.at(p) } else { err }
 }
 
+/// The unescaped tokens of a pointer; most pointers have a few short tokens, none escaped,
+/// so tokens borrow from the pointer and the list lives on the stack.
+type Tokens<'p> = SmallVec<[Cow<'p, str>; 8]>;
+
 /// Splits an RFC 6901 pointer into unescaped tokens.
-fn parse_pointer(pointer: &str) -> Result<Vec<String>> {
+fn parse_pointer(pointer: &str) -> Result<Tokens<'_>> {
+    let mut tokens = Tokens::new();
     if pointer.is_empty() {
-        return Ok(Vec::new());
+        return Ok(tokens);
     }
     let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(missing(pointer, "a JSON Pointer must be empty or start with '/'"));
+        return Err(missing("a JSON Pointer must be empty or start with '/'"));
     };
-    rest.split('/')
-        .map(|token| {
-            let mut out = String::with_capacity(token.len());
-            let mut chars = token.chars();
-            while let Some(ch) = chars.next() {
-                match ch {
-                    '~' => match chars.next() {
-                        Some('0') => out.push('~'),
-                        Some('1') => out.push('/'),
-                        _ => return Err(missing(pointer, "'~' must be followed by '0' or '1'")),
-                    },
-                    _ => out.push(ch),
-                }
+    for token in rest.split('/') {
+        if !token.contains('~') {
+            tokens.push(Cow::Borrowed(token));
+            continue;
+        }
+        let mut out = String::with_capacity(token.len());
+        let mut chars = token.chars();
+        while let Some(ch) = chars.next() {
+            match ch {
+                '~' => match chars.next() {
+                    Some('0') => out.push('~'),
+                    Some('1') => out.push('/'),
+                    _ => return Err(missing("'~' must be followed by '0' or '1'")),
+                },
+                _ => out.push(ch),
             }
-            Ok(out)
-        })
-        .collect()
+        }
+        tokens.push(Cow::Owned(out));
+    }
+    Ok(tokens)
+}
+
+/// The JSON Pointer naming `path` (for error messages).
+fn pointer_of(path: &[&str]) -> String {
+    path.iter().map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1"))).collect()
 }
 
 /// An RFC 6901 array index: decimal digits without a leading zero.

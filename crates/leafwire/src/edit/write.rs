@@ -64,6 +64,18 @@ fn key_width(t: u8, keys: &[u64]) -> usize {
     }
 }
 
+/// Writes the varint of `v` (spec §3.1) into `out`; returns its length.
+fn varint_into(out: &mut [u8; 10], mut v: u64) -> usize {
+    let mut n = 0;
+    while v >= 0x80 {
+        out[n] = v as u8 | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    out[n] = v as u8;
+    n + 1
+}
+
 fn write_uint(buf: &mut [u8], at: usize, width: usize, v: u64) {
     buf[at..at + width].copy_from_slice(&v.to_le_bytes()[..width]);
 }
@@ -364,6 +376,35 @@ impl Editor {
             }
             _ => unreachable!("scalars are handled above"),
         }
+    }
+
+    /// Rewrites the string, bytes or bignum block of `old` in place with the data value
+    /// `v` when `v` is no longer and the block is not part of a committed file version:
+    /// an update that fits writes only its own bytes. The unused tail is zeroed and counted
+    /// as garbage. Returns the new tag (the payload, the block's offset, is unchanged).
+    pub(super) fn overwrite_data(&mut self, old: (u8, u64), v: &Value) -> Option<u8> {
+        let (t, content) = match v {
+            Value::String(s) => (tag::STRING, s.as_bytes()),
+            Value::Bytes(b) => (tag::BYTES, b.as_slice()),
+            Value::BigNum(s) => (tag::BIGNUM, s.as_bytes()),
+            _ => return None,
+        };
+        let pos = old.1 as usize;
+        if !matches!(old.0, tag::STRING | tag::BYTES | tag::BIGNUM) || pos < self.frozen() {
+            return None;
+        }
+        let (len, at) = read_varint(&self.buf, pos).expect("a validated block");
+        let end = at + len as usize;
+        let mut head = [0u8; 10];
+        let head_len = varint_into(&mut head, content.len() as u64);
+        let new_end = pos + head_len + content.len();
+        if new_end > end {
+            return None;
+        }
+        self.buf[pos..pos + head_len].copy_from_slice(&head[..head_len]);
+        self.buf[pos + head_len..new_end].copy_from_slice(content);
+        self.zero(new_end, end);
+        Some(t)
     }
 
     /// Zeroes `start..end` and counts it as garbage.
