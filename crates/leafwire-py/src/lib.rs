@@ -3,7 +3,9 @@
 //! (and documented) by `python/leafwire/__init__.py`.
 
 mod arrays;
+mod canonical;
 mod decode;
+mod direct;
 mod document;
 mod encode;
 mod errors;
@@ -55,6 +57,9 @@ fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> P
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default = None, max_depth = 128))]
 fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize) -> PyResult<Bound<'py, PyBytes>> {
+    if let Some(bytes) = direct::dumps(py, obj, check_depth(max_depth)?)? {
+        return Ok(bytes);
+    }
     let mut encoder = encode::Encoder::new(py, default, check_depth(max_depth)?);
     encoder.value(obj, 0)?;
     let empty_rows = encoder.empty_rows;

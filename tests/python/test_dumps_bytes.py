@@ -1,0 +1,122 @@
+"""`dumps` has a fast path (crates/leafwire-py/src/direct.rs) that writes the canonical
+layout itself for exact built-in types. Its bytes must equal those of the general path,
+which drives the core's streaming `leafwire::Encoder` (itself tested byte-for-byte against
+`leafwire::encode` in crates/leafwire/tests/encoder.rs).
+
+A dict or list *subclass* at the root has no fast form, so `dumps(Sub(value))` takes the
+general path for the whole document: that is the oracle here.
+
+Note: `dumps(json.loads(text))` is not `from_json(text)`: `from_json` infers typed arrays
+from numeric JSON arrays (spec §11), while `dumps` keeps Python lists generic arrays.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import leafwire
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "data"
+JSON_FILES = sorted((SHARED / "json").glob("*.json")) + sorted((SHARED / "graphql").glob("*.json"))
+
+
+class SubDict(dict):
+    pass
+
+
+class SubList(list):
+    pass
+
+
+def assert_same_bytes(value):
+    fast = leafwire.dumps(value)
+    if type(value) is dict:
+        assert fast == leafwire.dumps(SubDict(value))
+    elif type(value) is list:
+        assert fast == leafwire.dumps(SubList(value))
+    # Scalar roots: wrapped, the scalar becomes a child, laid out by both paths.
+    assert leafwire.dumps([value]) == leafwire.dumps(SubList([value]))
+    assert leafwire.dumps({"v": value}) == leafwire.dumps(SubDict({"v": value}))
+
+
+@pytest.mark.skipif(not JSON_FILES, reason="../shared/data not present")
+@pytest.mark.parametrize("path", JSON_FILES, ids=[p.name for p in JSON_FILES])
+def test_corpus_bytes_match_general_path(path):
+    value = json.loads(path.read_text(encoding="utf-8"))
+    assert_same_bytes(value)
+
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(1 << 70), max_value=1 << 70)
+    | st.sampled_from([0, -1, 127, 128, -129, 32767, 32768, (1 << 31), (1 << 63) - 1, -(1 << 63), 1 << 63,
+                       (1 << 64) - 1, 1 << 64])
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([-0.0, math.inf, math.nan])
+    | st.text()
+    | st.binary()
+)
+int_keys = st.integers(min_value=-(1 << 63), max_value=(1 << 63) - 1)
+values = st.recursive(
+    scalars,
+    lambda children: (
+        st.lists(children, max_size=12)
+        | st.lists(children, max_size=4).map(tuple)
+        | st.dictionaries(st.text(max_size=8), children, max_size=12)
+        | st.dictionaries(int_keys, children, min_size=1, max_size=12)
+    ),
+    max_leaves=80,
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_values_bytes_match_general_path(value):
+    assert_same_bytes(value)
+
+
+def test_scalar_roots():
+    # Every scalar root, including data blocks (the root's block comes first, spec §7).
+    for value in [None, True, False, 0, -5, 1 << 40, (1 << 64) - 1, 1.5, "", "text", "é" * 300, b"\x00\x01"]:
+        back = leafwire.loads(leafwire.dumps(value))
+        assert back == value and type(back) is type(value)
+
+
+def test_wide_documents():
+    # Pointer widths 4 and 8 are not reachable cheaply, but width 4 is (end ≥ 64 KiB), and so
+    # are key ranks above 255 (key width 2) and hash indexes with 2-byte entries.
+    many_keys = {f"k{i:05d}": i for i in range(70000)}
+    assert_same_bytes(many_keys)
+    assert_same_bytes([many_keys, {"k00001": "x" * 70000}])
+    assert_same_bytes({i * 7919 - 10**12: [i, str(i)] for i in range(300)})
+
+
+def test_fallbacks_keep_working():
+    # Values without a fast form anywhere in the tree: the general path takes over.
+    class MyStr(str):
+        pass
+
+    for value in [{"a": [1, 2, 1 << 100]}, {"a": MyStr("x")}, {MyStr("k"): 1}, {"a": {True: 1}},
+                  {"a": [1, "\ud800"]}]:
+        try:
+            expected = leafwire.dumps(SubDict(value))
+        except leafwire.EncodeError:
+            with pytest.raises(leafwire.EncodeError):
+                leafwire.dumps(value)
+            continue
+        assert leafwire.dumps(value) == expected
+
+
+def test_depth_limit_matches_general_path():
+    deep = []
+    for _ in range(10):
+        deep = [deep]
+    assert leafwire.dumps(deep, max_depth=11) == leafwire.dumps(SubList(deep), max_depth=11)
+    with pytest.raises(leafwire.EncodeError):
+        leafwire.dumps(deep, max_depth=10)
