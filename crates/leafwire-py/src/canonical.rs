@@ -26,9 +26,12 @@ pub mod tag {
 pub const KEY_WIDTH_SHIFT: u8 = 2;
 pub const HAS_INDEX: u8 = 0b0010_0000;
 
+/// `pos` rounded up to a multiple of `to`, a power of two (every alignment of the format
+/// is one): a mask, not a division.
 #[inline]
 pub fn align(pos: usize, to: usize) -> usize {
-    pos.div_ceil(to) * to
+    debug_assert!(to.is_power_of_two());
+    (pos + to - 1) & !(to - 1)
 }
 
 #[inline]

@@ -31,7 +31,7 @@ use crate::canonical::{self as c, tag};
 /// Serializes `obj` if every object in it has a fast form; `None` otherwise (nothing is
 /// raised then: the general path redoes the work and reports any error).
 pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let mut planner = Planner::new(py, max_depth);
+    let mut planner = Planner::new(py, max_depth, SCRATCH.take());
     // SAFETY: obj is a live object; the planner only reads it through the C API.
     let Some((tag, value, _)) = (unsafe { planner.visit(obj.as_ptr(), 0) }) else {
         return Ok(None);
@@ -41,8 +41,24 @@ pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) ->
     let bytes = PyBytes::new_with(py, plan.end, |buf| {
         Writer::new(&plan, buf).write(root);
         Ok(())
-    })?;
-    Ok(Some(bytes))
+    });
+    SCRATCH.set(plan.into_scratch());
+    Ok(Some(bytes?))
+}
+
+/// The planner's largest buffers, kept between calls (per thread) so that a document does
+/// not pay for growing them again; dropped when they exceed `SCRATCH_LIMIT` bytes.
+#[derive(Default)]
+struct Scratch {
+    children: Vec<Child>,
+    order: Vec<Container>,
+    offsets: Vec<usize>,
+}
+
+const SCRATCH_LIMIT: usize = 16 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
 /// What a value needs from its parent's slot: a width for an inline scalar, or a pointer.
@@ -215,6 +231,9 @@ struct Planner<'py> {
     levels: Vec<Vec<Container>>,
     /// Children of every container, each container's children in one run.
     children: Vec<Child>,
+    /// Reused buffers for `Plan::order` and `Plan::offsets`.
+    order: Vec<Container>,
+    offsets: Vec<usize>,
     /// Key texts by id (first-seen order), borrowed from the key objects in `keep`.
     dict: Vec<&'static [u8]>,
     by_text: FxHashMap<&'static [u8], u64>,
@@ -244,13 +263,30 @@ struct Plan<'py> {
     end: usize,
 }
 
+impl Plan<'_> {
+    fn into_scratch(self) -> Scratch {
+        let Plan { mut planner, order, offsets, .. } = self;
+        let scratch = Scratch { children: std::mem::take(&mut planner.children), order, offsets };
+        let bytes = scratch.children.capacity() * size_of::<Child>()
+            + scratch.order.capacity() * size_of::<Container>()
+            + scratch.offsets.capacity() * size_of::<usize>();
+        if bytes > SCRATCH_LIMIT { Scratch::default() } else { scratch }
+    }
+}
+
 impl<'py> Planner<'py> {
-    fn new(py: Python<'py>, max_depth: usize) -> Self {
+    fn new(py: Python<'py>, max_depth: usize, scratch: Scratch) -> Self {
+        let Scratch { mut children, mut order, mut offsets } = scratch;
+        children.clear();
+        order.clear();
+        offsets.clear();
         Planner {
             py,
             max_depth,
             levels: Vec::new(),
-            children: Vec::new(),
+            children,
+            order,
+            offsets,
             dict: Vec::new(),
             by_text: FxHashMap::default(),
             by_address: FxHashMap::default(),
@@ -386,7 +422,10 @@ impl<'py> Planner<'py> {
             let bytes: usize = self.dict.iter().map(|k| k.len()).sum();
             c::align(16 + 4 * (self.dict.len() + 1) + bytes, 4) + 4 * c::dictionary_table_size(self.dict.len())
         };
-        let mut order: Vec<Container> = self.levels.drain(..).flatten().collect();
+        let mut order = std::mem::take(&mut self.order);
+        for level in self.levels.drain(..) {
+            order.extend_from_slice(&level);
+        }
         // Ranks below 256 fit one byte, so only dictionaries larger than that need a look
         // at each object's keys.
         if self.dict.len() > 256 {
@@ -396,7 +435,8 @@ impl<'py> Planner<'py> {
             }
         }
         let dict_end = c::HEADER_LEN + dict_len;
-        let mut offsets = vec![0usize; order.len()];
+        let mut offsets = std::mem::take(&mut self.offsets);
+        offsets.resize(order.len(), 0);
         let mut pointer_width = 2;
         let (data_start, end) = loop {
             let mut pos = dict_end;
