@@ -21,13 +21,9 @@ impl Clone for Edited {
     }
 }
 
-fn pointer(key: &str) -> String {
-    format!("/{}", key.replace('~', "~0").replace('/', "~1"))
-}
-
 impl KvPeer for LeafwireInPlace {
     const NAME: &'static str = LEAFWIRE_IN_PLACE;
-    const API: &'static str = "Editor::new (validates), Editor::set, Document get(key); bytes = the edited buffer";
+    const API: &'static str = "Editor::new (validates), Editor::set_path, Document get(key); bytes = the edited buffer";
     const NOTE: &'static str = "no decode, no re-encode: edits rewrite or relocate blocks inside the buffer";
     type Map = Edited;
 
@@ -45,7 +41,7 @@ impl KvPeer for LeafwireInPlace {
         m.0.document().ok()?.root().get(key).ok()?.as_str().ok()
     }
     fn set(m: &mut Edited, key: &str, value: &str) {
-        m.0.set(&pointer(key), &Value::String(value.to_owned())).expect("set on a valid map");
+        m.0.set_path(&[key], &Value::String(value.to_owned())).expect("set on a valid map");
     }
     fn pairs(m: &Edited) -> Vec<(String, String)> {
         Leafwire::pairs(&leafwire::decode(m.0.as_bytes()).unwrap_or(Value::Null))

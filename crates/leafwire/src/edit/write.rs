@@ -172,9 +172,9 @@ impl Editor {
                 write_uint(&mut self.buf, info.keys_at + n * info.key_width, info.key_width, key);
             }
             write_uint(&mut self.buf, info.slots_at + n * info.width, info.width, p);
-            let mut count = Vec::new();
-            write_varint(&mut count, n as u64 + 1);
-            self.buf[pos + 1..pos + 1 + count.len()].copy_from_slice(&count);
+            let mut count = [0u8; 10];
+            let count_len = varint_into(&mut count, n as u64 + 1);
+            self.buf[pos + 1..pos + 1 + count_len].copy_from_slice(&count[..count_len]);
             if let Some(table) = (info.end - info.index_at).checked_div(info.index_entry) {
                 let hash = self.hash_of(t, key);
                 let mut bucket = layout::home_bucket(hash, table);
@@ -183,6 +183,10 @@ impl Editor {
                 }
                 write_uint(&mut self.buf, info.index_at + bucket * info.index_entry, info.index_entry, n as u64 + 1);
             }
+            return Ok(());
+        }
+        if index == n && need_width(ct, p) <= info.width && key_width(t, &[key]) <= info.key_width {
+            self.grow_container(chain, &info, key, ct, p);
             return Ok(());
         }
         let mut entries = self.read_entries(&info);
@@ -243,6 +247,53 @@ impl Editor {
         self.write_slot(parents, info.tag, new_pos as u64);
     }
 
+    /// Appends child (ct, key, p) to a container whose widths already hold it by copying
+    /// the container to `end` with spare capacity: its arrays move as three slices instead
+    /// of being decoded into entries. Only the hash index is rebuilt.
+    fn grow_container(&mut self, parents: &[Step], info: &Info, key: u64, ct: u8, p: u64) {
+        let (old_n, n) = (info.count, info.count + 1);
+        let cap = (n + n / 2).max(4);
+        let (w, kw) = (info.width, info.key_width);
+        let has_index = info.tag != tag::ARRAY && cap > INDEX_THRESHOLD;
+        let mut layout_byte = layout::log2_width(w) | container::HAS_CAPACITY;
+        if kw > 0 {
+            layout_byte |= layout::log2_width(kw) << container::KEY_WIDTH_SHIFT;
+        }
+        if has_index {
+            layout_byte |= container::HAS_INDEX;
+        }
+        let pos = self.buf.len();
+        self.buf.push(layout_byte);
+        write_varint(&mut self.buf, n as u64);
+        write_varint(&mut self.buf, cap as u64);
+        self.buf.extend_from_within(info.tags_at..info.tags_at + old_n);
+        self.buf.push(ct);
+        self.buf.resize(self.buf.len() + cap - n, 0);
+        let keys_at = self.buf.len();
+        self.buf.extend_from_within(info.keys_at..info.keys_at + old_n * kw);
+        self.buf.extend_from_slice(&key.to_le_bytes()[..kw]);
+        self.buf.resize(self.buf.len() + (cap - n) * kw, 0);
+        self.buf.resize(align(self.buf.len(), w), 0);
+        self.buf.extend_from_within(info.slots_at..info.slots_at + old_n * w);
+        self.buf.extend_from_slice(&p.to_le_bytes()[..w]);
+        self.buf.resize(self.buf.len() + (cap - n) * w, 0);
+        if has_index {
+            let keys: Vec<u64> = (0..n)
+                .map(|i| {
+                    let raw = read_uint(&self.buf[keys_at..], kw, i);
+                    if info.tag == tag::INTMAP { layout::sign_extend(raw, kw) as u64 } else { raw }
+                })
+                .collect();
+            let (_, entry) = layout::index_geometry(cap);
+            self.buf.resize(align(self.buf.len(), entry), 0);
+            for v in self.build_index(info.tag, &keys, cap) {
+                self.buf.extend_from_slice(&(v as u64).to_le_bytes()[..entry]);
+            }
+        }
+        self.zero(info.pos, info.end);
+        self.write_slot(parents, info.tag, pos as u64);
+    }
+
     fn hash_of(&self, t: u8, key: u64) -> u64 {
         if t == tag::OBJECT {
             let dict = Dict::parse(&self.buf, self.record.dictionary).expect("the dictionary parses");
@@ -256,8 +307,13 @@ impl Editor {
     fn build_index(&self, t: u8, keys: &[u64], cap: usize) -> Vec<u32> {
         let (size, _) = layout::index_geometry(cap);
         let mut table = vec![0u32; size];
+        let dict = Dict::parse(&self.buf, self.record.dictionary).expect("the dictionary parses");
+        let hash = |k: u64| match t {
+            tag::OBJECT => layout::key_hash(dict.key(&self.buf, k).expect("key ids in use are in the dictionary")),
+            _ => k,
+        };
         for (i, &k) in keys.iter().enumerate() {
-            let mut bucket = layout::home_bucket(self.hash_of(t, k), size);
+            let mut bucket = layout::home_bucket(hash(k), size);
             while table[bucket] != 0 {
                 bucket = (bucket + 1) & (size - 1);
             }
@@ -470,57 +526,62 @@ impl Editor {
                 return count as u64;
             }
         }
-        let mut keys: Vec<Vec<u8>> = (0..dict.count() as u64).map(|id| dict.key(&self.buf, id).unwrap().to_vec()).collect();
-        keys.push(key.as_bytes().to_vec());
-        let total: usize = keys.iter().map(Vec::len).sum();
-        let cap = (keys.len() + keys.len() / 2).max(8);
-        let bytes_cap = (total + total / 2).max(64);
         let old_end = dict.end();
-        let new_at = self.write_dictionary(&keys, cap, bytes_cap);
+        let new_at = self.grow_dictionary(at, key.as_bytes());
         if at != 0 {
             self.zero(at, old_end);
         }
         self.record.dictionary = new_at as u64;
-        keys.len() as u64 - 1
+        dict.count() as u64
     }
 
-    /// Appends a dictionary of `keys` with capacity for `cap` ids and `bytes_cap` bytes.
-    fn write_dictionary(&mut self, keys: &[Vec<u8>], cap: usize, bytes_cap: usize) -> usize {
-        self.buf.resize(align(self.buf.len(), 4), 0);
-        let at = self.buf.len();
+    /// Appends a copy of the dictionary at `at` (0: none yet) with `key` added and spare
+    /// room for half as many ids and bytes again; returns the copy's offset. Offsets and
+    /// key bytes are copied as they are (ids keep their order); only the table is rebuilt.
+    fn grow_dictionary(&mut self, at: usize, key: &[u8]) -> usize {
+        let field = |i: usize| if at == 0 { 0 } else { read_u32(&self.buf, at + 4 * i).unwrap() as usize };
+        let (count, old_cap) = (field(0), field(1));
+        let old_offsets = at + 16;
+        let old_bytes = old_offsets + 4 * (old_cap + 1);
+        let used = if at == 0 { 0 } else { read_u32(&self.buf, old_offsets + 4 * count).unwrap() as usize };
+        let (new_count, total) = (count + 1, used + key.len());
+        let cap = (new_count + new_count / 2).max(8);
+        let bytes_cap = (total + total / 2).max(64);
         let table_size = layout::dictionary_table_size(cap);
-        let total: usize = keys.iter().map(Vec::len).sum();
-        for field in [keys.len(), cap, bytes_cap, table_size] {
+
+        self.buf.resize(align(self.buf.len(), 4), 0);
+        let new_at = self.buf.len();
+        for field in [new_count, cap, bytes_cap, table_size] {
             self.buf.extend_from_slice(&(field as u32).to_le_bytes());
         }
-        let mut offset = 0usize;
-        for k in keys {
-            self.buf.extend_from_slice(&(offset as u32).to_le_bytes());
-            offset += k.len();
+        if at != 0 {
+            self.buf.extend_from_within(old_offsets..old_offsets + 4 * (count + 1));
+        } else {
+            self.buf.extend_from_slice(&0u32.to_le_bytes());
         }
-        for _ in keys.len()..=cap {
+        for _ in new_count..=cap {
             self.buf.extend_from_slice(&(total as u32).to_le_bytes());
         }
-        for k in keys {
-            self.buf.extend_from_slice(k);
-        }
-        self.buf.resize(self.buf.len() + bytes_cap - total, 0);
+        let bytes_at = self.buf.len();
+        self.buf.extend_from_within(old_bytes..old_bytes + used);
+        self.buf.extend_from_slice(key);
+        self.buf.resize(bytes_at + bytes_cap, 0);
         self.buf.resize(align(self.buf.len(), 4), 0);
-        let mut table = vec![0u32; table_size];
-        for (id, k) in keys.iter().enumerate() {
-            let mut bucket = layout::home_bucket(layout::key_hash(k), table_size);
-            while table[bucket] != 0 {
+
+        let table_at = self.buf.len();
+        self.buf.resize(table_at + 4 * table_size, 0);
+        let offset = |buf: &[u8], id: usize| read_u32(buf, new_at + 16 + 4 * id).unwrap() as usize;
+        for id in 0..new_count {
+            let (start, end) = (offset(&self.buf, id), offset(&self.buf, id + 1));
+            let mut bucket = layout::home_bucket(layout::key_hash(&self.buf[bytes_at + start..bytes_at + end]), table_size);
+            while read_u32(&self.buf, table_at + 4 * bucket).unwrap() != 0 {
                 bucket = (bucket + 1) & (table_size - 1);
             }
-            table[bucket] = id as u32 + 1;
+            self.buf[table_at + 4 * bucket..table_at + 4 * bucket + 4].copy_from_slice(&(id as u32 + 1).to_le_bytes());
         }
-        for v in table {
-            self.buf.extend_from_slice(&v.to_le_bytes());
-        }
-        at
+        new_at
     }
 }
-
 /// Byte just past a (validated) typed array block, spare rows and mask included.
 fn typed_end(buf: &[u8], pos: usize) -> usize {
     let h = TypedHeader::parse(buf, pos as u64).expect("a validated typed array");
