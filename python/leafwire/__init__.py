@@ -7,6 +7,8 @@ Quick use::
     leafwire.loads(data)                  # {'name': 'mesh', 'xs': array([0., 1., 2.])}
     doc = leafwire.open("mesh.lw")        # lazy and memory-mapped
     doc["xs"].sum()                       # a numpy view of the file, nothing copied
+    with leafwire.edit("mesh.lw") as ed:  # edit the bytes in place; atomic commit
+        ed["name"] = "mesh-2"
 
 Python mapping (both directions): ``None``, ``bool``, ``int`` (any size: beyond 64 bits a
 bignum), ``float``, ``str``, ``bytes`` (also from ``bytearray``/``memoryview``), ``list``
@@ -43,6 +45,7 @@ else:
         DecodeError,
         Document,
         EncodeError,
+        Editor,
         NotFoundError,
         ObjectNode,
         from_json,
@@ -113,6 +116,47 @@ else:
         """
         return _leafwire.open(source)
 
+    def edit(source, *, compact_threshold=None):
+        """Open a Leafwire document for editing on its bytes (spec §8); returns an ``Editor``.
+
+        ``source`` is a path (``str`` or ``os.PathLike``) or a ``bytearray``:
+
+        - a **file** is edited copy-on-write: nothing the file's committed version uses is
+          overwritten, and ``commit()`` makes the edits durable atomically (a crash leaves
+          the old or the new version, never a mix). Edits not committed are lost.
+        - a **bytearray** is copied; ``commit()`` (or ``flush()``) writes the edited bytes
+          back into that same object, resizing it. ``bytes`` are refused with a
+          ``TypeError`` (they are immutable; pass ``bytearray(data)``).
+
+        The input is validated fully first (``DecodeError`` with ``.offset`` if invalid).
+        As a context manager, the editor commits on a clean exit, not after an exception,
+        and is closed either way::
+
+            with leafwire.edit("data.lw") as ed:
+                ed["name"] = "mesh-2"             # root keys (or indexes of a root array)
+                ed.set("/stats/count", 3)         # JSON Pointers anywhere
+                ed.append("new", at="/tags")
+                del ed["obsolete"]
+
+        ``[]``, ``in``, ``len()`` and iteration address the root, as on the dict or list
+        it holds (``KeyError``/``IndexError`` for missing keys and indexes; negative
+        indexes count from the end; keys may contain ``/`` and ``~``). The methods take
+        JSON Pointers (RFC 6901: ``~1`` stands for ``/`` and ``~0`` for ``~`` in a key):
+        ``set``, ``get``/``pointer``, ``delete``, ``insert``, ``append``, ``rename``,
+        ``set_element``. Reads return plain Python values (typed arrays as numpy
+        *copies*), so ``ed["a"]["b"] = 1`` changes only a copy: nested edits go through
+        pointers, ``ed.set("/a/b", 1)``. Values are converted as by ``dumps`` (numpy
+        arrays become typed arrays). A failed edit raises and leaves the document
+        unchanged.
+
+        Deleting or replacing leaves garbage (``ed.garbage`` bytes) until ``compact()``
+        rewrites the document canonically. ``compact_threshold`` (a ``garbage / size``
+        ratio; 0 disables) makes edits compact automatically; by default 0.5 for a
+        bytearray and disabled for a file, where compaction means rewriting the whole file
+        (on the next commit, to a new file renamed over the old one).
+        """
+        return _leafwire.edit(source, compact_threshold=compact_threshold)
+
     class _NodeKeysView(KeysView):
         __slots__ = ()
 
@@ -136,10 +180,12 @@ __all__ = [
     "DecodeError",
     "Document",
     "EncodeError",
+    "Editor",
     "NotFoundError",
     "ObjectNode",
     "dump",
     "dumps",
+    "edit",
     "from_json",
     "load",
     "loads",

@@ -50,6 +50,20 @@ pub fn buffer_bytes(buffer: &PyUntypedBuffer) -> PyResult<&[u8]> {
     Ok(unsafe { std::slice::from_raw_parts(buffer.buf_ptr() as *const u8, len) })
 }
 
+/// The path of an existing file when `source` is a path (str or os.PathLike), `None` for
+/// anything else. The file is opened once here so that a missing or unreadable one raises
+/// the precise OSError subclass (FileNotFoundError, PermissionError...).
+pub fn file_path(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
+    if !source.is_instance_of::<PyString>() && !source.hasattr("__fspath__")? {
+        return Ok(None);
+    }
+    let path: PathBuf = source.extract()?;
+    if std::fs::File::open(&path)?.metadata()?.is_dir() {
+        return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!("{} is a directory", path.display())));
+    }
+    Ok(Some(path))
+}
+
 impl Document {
     fn from_owner(py: Python<'_>, owner: Owner) -> PyResult<Document> {
         let bytes: &[u8] = match &owner {
@@ -66,12 +80,7 @@ impl Document {
     }
 
     pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
-        if source.is_instance_of::<PyString>() || source.hasattr("__fspath__")? {
-            let path: PathBuf = source.extract()?;
-            // Opened once here for the precise OSError subclass (FileNotFoundError...).
-            if std::fs::File::open(&path)?.metadata()?.is_dir() {
-                return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!("{} is a directory", path.display())));
-            }
+        if let Some(path) = file_path(source)? {
             let mapped = MappedFile::open(&path).map_err(|e| to_py(py, e, Side::Decode))?;
             return Document::from_owner(py, Owner::Mapped(mapped));
         }

@@ -7,6 +7,7 @@ mod canonical;
 mod decode;
 mod direct;
 mod document;
+mod edit;
 mod encode;
 mod errors;
 
@@ -163,5 +164,7 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::Document>()?;
     m.add_class::<document::MapNode>()?;
     m.add_class::<document::ArrayNode>()?;
+    m.add_function(wrap_pyfunction!(edit::edit, m)?)?;
+    m.add_class::<edit::Editor>()?;
     Ok(())
 }
