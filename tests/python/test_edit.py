@@ -466,12 +466,13 @@ def test_set_element_writes_in_place():
     ed.set_element("/i", -1, -128)
     ed.set_element("/u", 0, np.uint8(255))
     ed.set_element("/b", 1, True)
+    ed.set_element("/b", 0, np.True_)
     ed.set_element("/h", 0, np.float32(0.25))
     assert ed.nbytes == size and ed.garbage == 0, "in place: no relocation"
     got = ed.to_python()
     assert got["f"].tolist() == [[2.0, 0.0], [0.0, 1.5]]
     assert got["i"].tolist() == [0, 0, -128] and got["u"].tolist() == [255, 0]
-    assert got["b"].tolist() == [False, True] and got["h"].tolist() == [0.25, 0.0]
+    assert got["b"].tolist() == [True, True] and got["h"].tolist() == [0.25, 0.0]
 
 
 def test_set_element_keeps_integers_exact_in_masked_arrays():

@@ -24,8 +24,8 @@ enum Target {
     ByteArray(Py<PyByteArray>),
 }
 
-/// A Leafwire document open for editing. Unlike `Document`, nothing it returns points into
-/// its bytes: reads are copies.
+/// A Leafwire document open for editing, made by `leafwire.edit()`. Unlike `Document`,
+/// nothing it returns points into its bytes: reads are copies.
 #[pyclass(module = "leafwire", name = "Editor")]
 pub struct Editor {
     /// `None` once closed.
@@ -87,11 +87,15 @@ fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// The number written by `set_element`: ints (also bool and numpy integers) as integers,
-/// anything else that converts to float as a float.
+/// The number written by `set_element`: ints (also bool and numpy integers and bools) as
+/// integers, anything else that converts to float as a float.
 fn number(obj: &Bound<'_, PyAny>) -> PyResult<Number> {
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Number::Float(obj.extract()?));
+    }
+    // numpy.bool_ has no __index__, but is the element of bool arrays.
+    if obj.is_instance(&obj.py().import("numpy")?.getattr("bool_")?)? {
+        return Ok(Number::Int(obj.is_truthy()? as i64));
     }
     if obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")? {
         return obj
@@ -104,14 +108,13 @@ fn number(obj: &Bound<'_, PyAny>) -> PyResult<Number> {
     })
 }
 
-/// What `[]` is asked to do with the key; it decides the exception for a key of a type
-/// the root cannot hold (KeyError for a lookup, TypeError for a store, as a dict would
-/// fail on an unhashable key).
+/// What `[]` does with the key; it decides the exception for a key of a type the root
+/// cannot hold: KeyError for a lookup or deletion (the key is simply absent), TypeError
+/// for a store (the key could never be added).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Access {
-    Read,
-    Write,
-    Delete,
+enum KeyUse {
+    Lookup,
+    Store,
 }
 
 /// A key error carrying the key, as a dict raises it, with the pointer as `.path`.
@@ -128,6 +131,12 @@ impl Editor {
 
     fn core_mut(&mut self) -> PyResult<&mut leafwire::Editor> {
         self.core.as_mut().ok_or_else(closed)
+    }
+
+    /// The value at `pointer` as `loads` gives it; `None` when the pointer names nothing.
+    /// The core validated the document at its own depth limit, which the cap exceeds.
+    fn value<'py>(&self, py: Python<'py>, pointer: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.read(py, pointer, Arrays::Numpy, crate::MAX_DEPTH_CAP)
     }
 
     /// The value at `pointer` as Python objects; `None` when the pointer names nothing.
@@ -163,10 +172,10 @@ impl Editor {
 
     /// The pointer of the root's child that `key` names, checked the way a dict (object,
     /// intmap) or a list (array, negative indexes from the end) checks it.
-    fn child_pointer(&self, key: &Bound<'_, PyAny>, access: Access) -> PyResult<String> {
+    fn child_pointer(&self, key: &Bound<'_, PyAny>, key_use: KeyUse) -> PyResult<String> {
         let py = key.py();
         let wrong_key = |expected: &str| -> PyErr {
-            if access == Access::Write {
+            if key_use == KeyUse::Store {
                 let name = key.get_type().qualname().map(|n| n.to_string()).unwrap_or_default();
                 PyTypeError::new_err(format!("the root is {expected}, not {name}"))
             } else {
@@ -223,7 +232,7 @@ impl Editor {
     /// The value at a JSON Pointer (RFC 6901; "" is the whole document) as Python values,
     /// typed arrays as numpy copies. Raises NotFoundError (a KeyError) when it names nothing.
     fn pointer<'py>(&self, py: Python<'py>, pointer: &str) -> PyResult<Bound<'py, PyAny>> {
-        match self.read(py, pointer, Arrays::Numpy, crate::MAX_DEPTH_CAP)? {
+        match self.value(py, pointer)? {
             Some(value) => Ok(value),
             None => Err(missing_key(py, &PyString::new(py, pointer), pointer)),
         }
@@ -233,7 +242,7 @@ impl Editor {
     /// `Document.get`, the argument is a pointer, as for every other method of the editor.
     #[pyo3(signature = (pointer, default = None))]
     fn get<'py>(&self, py: Python<'py>, pointer: &str, default: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        match self.read(py, pointer, Arrays::Numpy, crate::MAX_DEPTH_CAP)? {
+        match self.value(py, pointer)? {
             Some(value) => Ok(value),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
@@ -270,17 +279,17 @@ impl Editor {
 
     fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let py = key.py();
-        let pointer = self.child_pointer(key, Access::Read)?;
-        self.read(py, &pointer, Arrays::Numpy, crate::MAX_DEPTH_CAP)?.ok_or_else(|| missing_key(py, key, &pointer))
+        let pointer = self.child_pointer(key, KeyUse::Lookup)?;
+        self.value(py, &pointer)?.ok_or_else(|| missing_key(py, key, &pointer))
     }
 
     /// A key of an object or intmap root; an element of an array root (as `in` on a list).
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let py = key.py();
         if self.root_kind(py)? == Kind::Array {
-            return self.to_python(py, "numpy", leafwire::DEFAULT_MAX_DEPTH)?.contains(key);
+            return self.value(py, "")?.expect("the root always exists").contains(key);
         }
-        match self.child_pointer(key, Access::Read) {
+        match self.child_pointer(key, KeyUse::Lookup) {
             Ok(pointer) => self.exists(py, &pointer),
             Err(e) if e.is_instance_of::<NotFoundError>(py) => Ok(false),
             Err(e) => Err(e),
@@ -305,7 +314,7 @@ impl Editor {
                 let keys = root.int_entries().map_err(|e| err(py, e))?.map(|e| e.map(|(k, _)| k)).collect::<Result<Vec<_>, _>>();
                 PyList::new(py, keys.map_err(|e| err(py, e))?)?.into_any()
             }
-            Kind::Array => self.to_python(py, "numpy", leafwire::DEFAULT_MAX_DEPTH)?,
+            Kind::Array => self.value(py, "")?.expect("the root always exists"),
             kind => return Err(PyTypeError::new_err(format!("the root is a {kind}, which is not iterable"))),
         };
         Ok(snapshot.try_iter()?.into_any())
@@ -393,13 +402,13 @@ impl Editor {
     }
 
     fn __setitem__(&mut self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let pointer = self.child_pointer(key, Access::Write)?;
+        let pointer = self.child_pointer(key, KeyUse::Store)?;
         self.set(&pointer, value)
     }
 
     fn __delitem__(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = key.py();
-        let pointer = self.child_pointer(key, Access::Delete)?;
+        let pointer = self.child_pointer(key, KeyUse::Lookup)?;
         match self.delete(py, &pointer) {
             Err(e) if e.is_instance_of::<NotFoundError>(py) => Err(missing_key(py, key, &pointer)),
             other => other,
