@@ -55,7 +55,7 @@ pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>) -> PyResu
         )));
     };
     if let Some(threshold) = compact_threshold {
-        if !(threshold >= 0.0) {
+        if threshold.is_nan() || threshold < 0.0 {
             return Err(crate::errors::bad_argument(format!("compact_threshold must be a number >= 0, not {threshold}")));
         }
         core.set_compact_threshold(threshold);
@@ -179,7 +179,7 @@ impl Editor {
                 let name = key.get_type().qualname().map(|n| n.to_string()).unwrap_or_default();
                 PyTypeError::new_err(format!("the root is {expected}, not {name}"))
             } else {
-                missing_key(py, key, "")
+                NotFoundError::new_err((key.clone().unbind(),))
             }
         };
         match self.root_kind(py)? {
