@@ -125,8 +125,10 @@ else:
           overwritten, and ``commit()`` makes the edits durable atomically (a crash leaves
           the old or the new version, never a mix). Edits not committed are lost.
         - a **bytearray** is copied; ``commit()`` (or ``flush()``) writes the edited bytes
-          back into that same object, resizing it. ``bytes`` are refused with a
-          ``TypeError`` (they are immutable; pass ``bytearray(data)``).
+          back into that same object, resizing it (``BufferError`` if a ``memoryview`` or
+          an open ``Document`` still uses it and the size changes; nothing is written
+          then). ``bytes`` are refused with a ``TypeError`` (they are immutable; pass
+          ``bytearray(data)``).
 
         The input is validated fully first (``DecodeError`` with ``.offset`` if invalid).
         As a context manager, the editor commits on a clean exit, not after an exception,

@@ -223,6 +223,20 @@ def test_bytearray_round_trip_writes_back_into_the_same_object():
     assert bytes(buffer) == leafwire.dumps({**expected, "extra": list(range(100))})
 
 
+def test_commit_into_an_exported_bytearray_raises_buffer_error():
+    buffer = bytearray(leafwire.dumps({"a": 1}))
+    before = bytes(buffer)
+    view = memoryview(buffer)
+    ed = leafwire.edit(buffer)
+    ed["b"] = "grows the document"
+    with pytest.raises(BufferError):
+        ed.commit()
+    assert bytes(buffer) == before
+    view.release()
+    ed.commit()
+    check_document(buffer, {"a": 1, "b": "grows the document"})
+
+
 def test_bytes_are_refused_and_never_mutated():
     data = leafwire.dumps({"a": 1})
     with pytest.raises(TypeError, match="bytearray"):
