@@ -2,7 +2,7 @@
 //! string map of NE entries averaging LE bytes, then one operation repeated.
 //!
 //! `cargo run --release --example editloop -- OP [NE LE COUNT]` with OP one of
-//! validate, open, get, set, insert.
+//! validate, open, get, view, set, insert.
 use leafwire::{Editor, Value};
 
 /// A small deterministic generator (xorshift), so runs are comparable.
@@ -47,6 +47,13 @@ fn main() {
             let doc = leafwire::Document::open(&bytes).unwrap();
             for i in 0..count {
                 acc += doc.root().get(&keys[i % ne]).unwrap().as_str().unwrap().len();
+            }
+        }
+        "view" => {
+            let doc = leafwire::Document::open(&bytes).unwrap();
+            let map = doc.root().object().unwrap();
+            for i in 0..count {
+                acc += map.get(&keys[i % ne]).unwrap().as_str().unwrap().len();
             }
         }
         "set" => {

@@ -29,6 +29,7 @@ mod from_value;
 pub mod json;
 mod layout;
 mod node_serde;
+pub mod raw;
 mod read;
 mod ser;
 mod validate;
@@ -41,7 +42,7 @@ pub use encoder::{Encoder, KeyId};
 pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
 pub use layout::{ElementType, DEFAULT_MAX_DEPTH};
-pub use read::{Children, Document, Element, Entries, IntEntries, Node, RootRecord, TypedRef};
+pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, RootRecord, TypedRef};
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
 

@@ -98,16 +98,21 @@ impl Dict {
     #[inline]
     pub fn key<'a>(&self, buf: &'a [u8], id: u64) -> Result<&'a [u8]> {
         if id >= self.count as u64 {
-            return Err(Error::malformed(self.pos() as u64, format!("key id {id} is not in the dictionary of {} keys", self.count)));
+            return Err(self.bad_id(id));
         }
         // In bounds: parse checked that capacity + 1 offsets fit, and id < count ≤ capacity.
         let at = self.offsets_at + 4 * id as usize;
         let start = u32::from_le_bytes(buf[at..at + 4].try_into().unwrap()) as usize;
         let end = u32::from_le_bytes(buf[at + 4..at + 8].try_into().unwrap()) as usize;
         if start > end || self.bytes_at + end > self.table_at {
-            return Err(Error::malformed(at as u64, format!("key {id} has offsets {start}..{end} outside the key bytes")));
+            return Err(bad_offsets(at, id, start, end));
         }
         Ok(&buf[self.bytes_at + start..self.bytes_at + end])
+    }
+
+    #[cold]
+    fn bad_id(&self, id: u64) -> Error {
+        Error::malformed(self.pos() as u64, format!("key id {id} is not in the dictionary of {} keys", self.count))
     }
 
     /// Key `id` as UTF-8 text.
@@ -142,6 +147,11 @@ impl Dict {
         }
         Ok(None)
     }
+}
+
+#[cold]
+fn bad_offsets(at: usize, id: u64, start: usize, end: usize) -> Error {
+    Error::malformed(at as u64, format!("key {id} has offsets {start}..{end} outside the key bytes"))
 }
 
 /// A parsed container header: where its arrays are. `parse` proves every array lies

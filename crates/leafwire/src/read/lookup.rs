@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::layout::{self, align, container, read_uint, sign_extend, tag, HEADER_LEN};
 
 /// Where a container's arrays are, as far as a lookup needs.
+#[derive(Debug, Clone, Copy)]
 struct Header {
     count: usize,
-    capacity: usize,
     tags_at: usize,
     keys_at: usize,
     key_width: usize,
@@ -18,6 +18,9 @@ struct Header {
     width: usize,
     /// Start of the hash index, if the container has one.
     index_at: Option<usize>,
+    /// The index's table size and entry width (spec §4.1), when there is one.
+    index_table: usize,
+    index_entry: usize,
 }
 
 #[inline(always)]
@@ -46,26 +49,28 @@ fn header(buf: &[u8], offset: u64, tag: u8) -> Result<Header> {
     let keys_at = q + count;
     let slots_at = align(keys_at + count * key_width, width);
     let mut end = slots_at + count * width;
-    let mut index_at = None;
+    let (mut index_at, mut index_table, mut index_entry) = (None, 0, 0);
     if layout_byte & container::HAS_INDEX != 0 {
-        let (table, entry) = layout::index_geometry(count);
-        let at = align(end, entry);
-        end = at + table * entry;
+        (index_table, index_entry) = layout::index_geometry(count);
+        let at = align(end, index_entry);
+        end = at + index_table * index_entry;
         index_at = Some(at);
     }
     if end > buf.len() {
         return Err(too_long(offset));
     }
-    Ok(Header { count, capacity: count, tags_at: q, keys_at, key_width, slots_at, width, index_at })
+    Ok(Header { count, tags_at: q, keys_at, key_width, slots_at, width, index_at, index_table, index_entry })
 }
 
 /// Headers with a capacity or a count of 128 and more: the general parser.
 #[cold]
 fn header_slow(buf: &[u8], offset: u64, tag: u8) -> Result<Header> {
     let c = super::container::Container::parse(buf, offset, tag)?;
+    let (index_table, index_entry) = if c.has_index() { layout::index_geometry(c.capacity as usize) } else { (0, 0) };
     Ok(Header {
+        index_table,
+        index_entry,
         count: c.count,
-        capacity: c.capacity as usize,
         tags_at: c.tags_at(),
         keys_at: c.keys_at(),
         key_width: c.key_width as usize,
@@ -101,25 +106,50 @@ pub(crate) fn array_child(buf: &[u8], offset: u64, i: usize) -> Result<(u8, u64)
 /// The child under `key` in the object at `offset`.
 #[inline]
 pub(crate) fn object_child(buf: &[u8], dict: &Dict, offset: u64, key: &[u8]) -> Result<(u8, u64)> {
-    let h = header(buf, offset, tag::OBJECT)?;
-    let hash = layout::key_hash(key);
-    let Some(id) = dict.find(buf, key, hash)? else {
-        return Err(absent(offset, key));
-    };
-    let found = match h.index_at {
-        None if h.key_width == 1 => buf[h.keys_at..h.keys_at + h.count].iter().position(|&k| k as u64 == id),
-        None => (0..h.count).find(|&i| read_uint(&buf[h.keys_at..], h.key_width, i) == id),
-        Some(at) => probe(buf, &h, at, hash, |i| read_uint(&buf[h.keys_at..], h.key_width, i) == id).map_err(|e| e.at(offset))?,
-    };
-    match found {
-        Some(i) => child(buf, &h, offset, i),
-        None => Err(absent(offset, key)),
+    let object = PreparedObject::parse(buf, offset)?;
+    object.child(buf, dict, key)
+}
+
+/// An object whose header has been read once, for any number of key lookups.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PreparedObject {
+    header: Header,
+    offset: u64,
+}
+
+impl PreparedObject {
+    #[inline]
+    pub fn parse(buf: &[u8], offset: u64) -> Result<PreparedObject> {
+        Ok(PreparedObject { header: header(buf, offset, tag::OBJECT)?, offset })
+    }
+
+    pub fn len(&self) -> usize {
+        self.header.count
+    }
+
+    /// The (tag, payload) under `key`.
+    #[inline]
+    pub fn child(&self, buf: &[u8], dict: &Dict, key: &[u8]) -> Result<(u8, u64)> {
+        let (h, offset) = (&self.header, self.offset);
+        let hash = layout::key_hash(key);
+        let Some(id) = dict.find(buf, key, hash)? else {
+            return Err(absent(offset, key));
+        };
+        let found = match h.index_at {
+            None if h.key_width == 1 => buf[h.keys_at..h.keys_at + h.count].iter().position(|&k| k as u64 == id),
+            None => (0..h.count).find(|&i| read_uint(&buf[h.keys_at..], h.key_width, i) == id),
+            Some(at) => probe(buf, h, at, hash, |i| read_uint(&buf[h.keys_at..], h.key_width, i) == id).map_err(|e| e.at(offset))?,
+        };
+        match found {
+            Some(i) => child(buf, h, offset, i),
+            None => Err(absent(offset, key)),
+        }
     }
 }
 
 /// Linear probing in a container's hash index (spec §4.1).
 fn probe(buf: &[u8], h: &Header, at: usize, hash: u64, matches: impl Fn(usize) -> bool) -> Result<Option<usize>> {
-    let (table, entry) = layout::index_geometry(h.capacity);
+    let (table, entry) = (h.index_table, h.index_entry);
     let index = &buf[at..at + table * entry];
     let mut bucket = layout::home_bucket(hash, table);
     for _ in 0..table {

@@ -177,6 +177,15 @@ impl<'a> Node<'a> {
         Ok(self.with(tag, payload))
     }
 
+    /// The object as a view that has read its header once: repeated lookups in one
+    /// object (a map of many entries) then cost only the hash probes.
+    pub fn object(&self) -> Result<ObjectView<'a>> {
+        if self.tag != tag::OBJECT {
+            return Err(Error::wrong_type("an object", self.kind()));
+        }
+        Ok(ObjectView { node: *self, object: lookup::PreparedObject::parse(self.buf, self.payload)? })
+    }
+
     /// The value under integer `key` in an intmap.
     pub fn get_int(&self, key: i64) -> Result<Node<'a>> {
         if self.tag != tag::INTMAP {
@@ -327,6 +336,7 @@ impl<'a> Node<'a> {
         }
     }
 
+    #[inline]
     fn data_block(&self, expected_tag: u8, what: &'static str) -> Result<&'a [u8]> {
         if self.tag != expected_tag {
             return Err(Error::wrong_type(what, self.kind()));
@@ -335,6 +345,7 @@ impl<'a> Node<'a> {
     }
 
     /// A string, borrowed from the document.
+    #[inline]
     pub fn as_str(&self) -> Result<&'a str> {
         let bytes = self.data_block(tag::STRING, "a string")?;
         utf8(bytes).ok_or_else(|| Error::malformed(self.payload, "string is not valid UTF-8"))
@@ -522,14 +533,59 @@ impl<'a> Iterator for IntEntries<'a> {
     }
 }
 
+/// An object prepared for many lookups ([`Node::object`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ObjectView<'a> {
+    node: Node<'a>,
+    object: lookup::PreparedObject,
+}
+
+impl<'a> ObjectView<'a> {
+    /// The value under `key`; `Category::NotFound` if there is none.
+    #[inline]
+    pub fn get(&self, key: &str) -> Result<Node<'a>> {
+        let (tag, payload) = self.object.child(self.node.buf, &self.node.dict, key.as_bytes())?;
+        Ok(self.node.with(tag, payload))
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.object.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The object as a node (for iteration and the other node methods).
+    pub fn node(&self) -> Node<'a> {
+        self.node
+    }
+}
+
 /// The bytes of the length-prefixed data block (string, bytes, bignum) at `payload`.
+#[inline]
 pub(crate) fn data_block(buf: &[u8], payload: u64) -> Result<&[u8]> {
     let (start, end) = data_span(buf, payload)?;
     Ok(&buf[start..end])
 }
 
 /// Where the content of the data block at `payload` lies: (start, end) past its length.
+/// Blocks under 128 bytes (a one-byte length) take the inline path.
+#[inline]
 pub(crate) fn data_span(buf: &[u8], payload: u64) -> Result<(usize, usize)> {
+    if payload >= HEADER_LEN as u64 && payload < buf.len() as u64 {
+        let pos = payload as usize;
+        let len = buf[pos] as usize;
+        if len < 0x80 && pos + 1 + len <= buf.len() {
+            return Ok((pos + 1, pos + 1 + len));
+        }
+    }
+    data_span_slow(buf, payload)
+}
+
+#[cold]
+fn data_span_slow(buf: &[u8], payload: u64) -> Result<(usize, usize)> {
     let pos = usize::try_from(payload).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())
         .ok_or_else(|| Error::malformed(payload, "data block offset outside the document"))?;
     let (len, at) = read_varint(buf, pos)?;
