@@ -53,17 +53,17 @@ pub struct LeafwireLazy;
 
 impl KvLazy for LeafwireLazy {
     const NAME: &'static str = LEAFWIRE_LAZY;
-    const API: &'static str = "Document::open, root().get(key).as_str()";
+    const API: &'static str = "Document::open, root().object() (header read once), get(key).as_str()";
 
     fn encode(p: &[(String, String)]) -> Result<Vec<u8>, Fail> {
         Leafwire::encode(&Leafwire::build(p))
     }
 
     fn read(bytes: &[u8], keys: &[String]) -> Result<(usize, usize), Fail> {
-        let root = Document::open(bytes).map_err(Fail::error)?.root();
+        let map = Document::open(bytes).and_then(|d| d.root().object()).map_err(Fail::error)?;
         let mut found = (0, 0);
         for k in keys {
-            if let Ok(v) = root.get(k) {
+            if let Ok(v) = map.get(k) {
                 found.0 += 1;
                 found.1 += v.as_str().map_err(Fail::error)?.len();
             }

@@ -109,7 +109,7 @@ impl Editor {
 
     /// A lazy reader over the current bytes.
     pub fn document(&self) -> Result<Document<'_>> {
-        Document::open(&self.buf)
+        Document::with_record(&self.buf, self.record)
     }
 
     /// Bytes below `end` that no longer belong to the value.

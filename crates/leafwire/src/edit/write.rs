@@ -252,7 +252,12 @@ impl Editor {
     /// of being decoded into entries. Only the hash index is rebuilt.
     fn grow_container(&mut self, parents: &[Step], info: &Info, key: u64, ct: u8, p: u64) {
         let (old_n, n) = (info.count, info.count + 1);
-        let cap = (n + n / 2).max(4);
+        let old_table = (info.end - info.index_at).checked_div(info.index_entry).unwrap_or(0);
+        // A canonical container has no spare room, but its index table has up to twice
+        // that: when the table still fits a quarter more children, keep its geometry and
+        // copy it as it is, instead of rehashing every key.
+        let keep_index = info.index_entry != 0 && largest_capacity(old_table, info.index_entry) >= n + n / 4;
+        let cap = if keep_index { largest_capacity(old_table, info.index_entry) } else { (n + n / 2).max(4) };
         let (w, kw) = (info.width, info.key_width);
         let has_index = info.tag != tag::ARRAY && cap > INDEX_THRESHOLD;
         let mut layout_byte = layout::log2_width(w) | container::HAS_CAPACITY;
@@ -277,7 +282,16 @@ impl Editor {
         self.buf.extend_from_within(info.slots_at..info.slots_at + old_n * w);
         self.buf.extend_from_slice(&p.to_le_bytes()[..w]);
         self.buf.resize(self.buf.len() + (cap - n) * w, 0);
-        if has_index {
+        if keep_index {
+            self.buf.resize(align(self.buf.len(), info.index_entry), 0);
+            let index_at = self.buf.len();
+            self.buf.extend_from_within(info.index_at..info.end);
+            let mut bucket = layout::home_bucket(self.hash_of(info.tag, key), old_table);
+            while read_uint(&self.buf[index_at..], info.index_entry, bucket) != 0 {
+                bucket = (bucket + 1) & (old_table - 1);
+            }
+            write_uint(&mut self.buf, index_at + bucket * info.index_entry, info.index_entry, n as u64);
+        } else if has_index {
             let keys: Vec<u64> = (0..n)
                 .map(|i| {
                     let raw = read_uint(&self.buf[keys_at..], kw, i);
@@ -545,9 +559,13 @@ impl Editor {
         let old_bytes = old_offsets + 4 * (old_cap + 1);
         let used = if at == 0 { 0 } else { read_u32(&self.buf, old_offsets + 4 * count).unwrap() as usize };
         let (new_count, total) = (count + 1, used + key.len());
-        let cap = (new_count + new_count / 2).max(8);
+        // As for containers: a table with room for a quarter more keys is kept and copied.
+        let old_table = field(3);
+        let keep_table = old_table != 0 && old_table / 2 >= new_count + new_count / 4;
+        let cap = if keep_table { old_table / 2 } else { (new_count + new_count / 2).max(8) };
         let bytes_cap = (total + total / 2).max(64);
         let table_size = layout::dictionary_table_size(cap);
+        let old_table_at = align(old_bytes + field(2), 4);
 
         self.buf.resize(align(self.buf.len(), 4), 0);
         let new_at = self.buf.len();
@@ -569,8 +587,17 @@ impl Editor {
         self.buf.resize(align(self.buf.len(), 4), 0);
 
         let table_at = self.buf.len();
-        self.buf.resize(table_at + 4 * table_size, 0);
         let offset = |buf: &[u8], id: usize| read_u32(buf, new_at + 16 + 4 * id).unwrap() as usize;
+        if keep_table {
+            self.buf.extend_from_within(old_table_at..old_table_at + 4 * old_table);
+            let mut bucket = layout::home_bucket(layout::key_hash(key), table_size);
+            while read_u32(&self.buf, table_at + 4 * bucket).unwrap() != 0 {
+                bucket = (bucket + 1) & (table_size - 1);
+            }
+            self.buf[table_at + 4 * bucket..table_at + 4 * bucket + 4].copy_from_slice(&(new_count as u32).to_le_bytes());
+            return new_at;
+        }
+        self.buf.resize(table_at + 4 * table_size, 0);
         for id in 0..new_count {
             let (start, end) = (offset(&self.buf, id), offset(&self.buf, id + 1));
             let mut bucket = layout::home_bucket(layout::key_hash(&self.buf[bytes_at + start..bytes_at + end]), table_size);
@@ -582,6 +609,17 @@ impl Editor {
         new_at
     }
 }
+/// The largest capacity whose hash index has `table` entries of `entry` bytes (spec §4.1).
+fn largest_capacity(table: usize, entry: usize) -> usize {
+    let most = match entry {
+        1 => (table / 2).min(254),
+        2 => (table / 2).min(65534),
+        _ => table / 2,
+    };
+    debug_assert!(most == 0 || layout::index_geometry(most) == (table, entry));
+    most
+}
+
 /// Byte just past a (validated) typed array block, spare rows and mask included.
 fn typed_end(buf: &[u8], pos: usize) -> usize {
     let h = TypedHeader::parse(buf, pos as u64).expect("a validated typed array");

@@ -61,6 +61,15 @@ impl<'a> Document<'a> {
         Ok(Document { buf, record, dict })
     }
 
+    /// A document whose header its caller has already read (the editor keeps its root
+    /// record in memory): skips the magic and CRC checks of `open`.
+    pub(crate) fn with_record(bytes: &'a [u8], record: RootRecord) -> Result<Document<'a>> {
+        let buf = usize::try_from(record.end).ok().and_then(|end| bytes.get(..end))
+            .ok_or_else(|| Error::malformed(record.end, "document end past the buffer"))?;
+        let dict = Dict::parse(buf, record.dictionary)?;
+        Ok(Document { buf, record, dict })
+    }
+
     /// The root value.
     pub fn root(&self) -> Node<'a> {
         Node { buf: self.buf, dict: self.dict, tag: self.record.root_tag, payload: self.record.root, level: 0, start: 0 }
