@@ -81,13 +81,30 @@ impl Editor {
             self.record.write(&mut self.buf[at..at + RECORD_LEN]);
             write_at(&mut fs.file, at, &self.buf[at..at + RECORD_LEN])?;
             fs.file.sync_data()?;
-            for (start, stop) in std::mem::take(&mut fs.pending) {
-                self.buf[start..stop].fill(0);
-                write_at(&mut fs.file, start, &self.buf[start..stop])?;
-            }
+            // Durable from here on: the editor moves to the next generation before
+            // anything else can fail, so a later commit never rewrites the active record.
+            let pending = std::mem::take(&mut fs.pending);
+            fs.committed_end = end;
+            self.start_generation();
+            return self.zero_committed_garbage(pending);
         }
         fs.committed_end = self.buf.len();
         self.start_generation();
+        Ok(())
+    }
+
+    /// Zeroes, in memory and in the file, garbage that the last commit made unreachable.
+    /// On an I/O error the ranges not yet zeroed are kept for the next commit, and the
+    /// error says that the commit itself took effect.
+    fn zero_committed_garbage(&mut self, pending: Vec<(usize, usize)>) -> Result<()> {
+        let fs = self.file.as_mut().expect("called on a file editor");
+        for (i, &(start, stop)) in pending.iter().enumerate() {
+            self.buf[start..stop].fill(0);
+            if let Err(err) = write_at(&mut fs.file, start, &self.buf[start..stop]) {
+                fs.pending.extend_from_slice(&pending[i..]);
+                return Err(Error::new(Category::Io, format!("the commit is durable, but zeroing freed bytes failed (retried at the next commit): {err}")));
+            }
+        }
         Ok(())
     }
 
