@@ -253,10 +253,10 @@ impl Editor {
     fn grow_container(&mut self, parents: &[Step], info: &Info, key: u64, ct: u8, p: u64) {
         let (old_n, n) = (info.count, info.count + 1);
         let old_table = (info.end - info.index_at).checked_div(info.index_entry).unwrap_or(0);
-        // A canonical container has no spare room, but its index table has up to twice
-        // that: when the table still fits a quarter more children, keep its geometry and
-        // copy it as it is, instead of rehashing every key.
-        let keep_index = info.index_entry != 0 && largest_capacity(old_table, info.index_entry) >= n + n / 4;
+        // A canonical container has no spare room, but its index table has room for up to
+        // twice its count: while the table still fits the new child, keep its geometry and
+        // copy it as it is instead of rehashing every key (the growth after that rehashes).
+        let keep_index = info.index_entry != 0 && largest_capacity(old_table, info.index_entry) >= n;
         let cap = if keep_index { largest_capacity(old_table, info.index_entry) } else { (n + n / 2).max(4) };
         let (w, kw) = (info.width, info.key_width);
         let has_index = info.tag != tag::ARRAY && cap > INDEX_THRESHOLD;
@@ -559,9 +559,9 @@ impl Editor {
         let old_bytes = old_offsets + 4 * (old_cap + 1);
         let used = if at == 0 { 0 } else { read_u32(&self.buf, old_offsets + 4 * count).unwrap() as usize };
         let (new_count, total) = (count + 1, used + key.len());
-        // As for containers: a table with room for a quarter more keys is kept and copied.
+        // As for containers: a table with room for the new key is kept and copied.
         let old_table = field(3);
-        let keep_table = old_table != 0 && old_table / 2 >= new_count + new_count / 4;
+        let keep_table = old_table != 0 && old_table / 2 >= new_count;
         let cap = if keep_table { old_table / 2 } else { (new_count + new_count / 2).max(8) };
         let bytes_cap = (total + total / 2).max(64);
         let table_size = layout::dictionary_table_size(cap);
