@@ -498,6 +498,15 @@ def test_set_element_keeps_integers_exact_in_masked_arrays():
     assert leafwire.to_json(ed.to_bytes()) == '{"xs":[7,0.5]}'
 
 
+def test_set_element_writes_the_whole_uint64_range():
+    ed = leafwire.edit(bytearray(leafwire.dumps({"u": np.zeros(2, np.uint64), "i": np.zeros(1, np.int64)})))
+    ed.set_element("/u", 0, 2**64 - 1)
+    ed.set_element("/u", 1, 2**63)
+    assert leafwire.loads(ed.to_bytes())["u"].tolist() == [2**64 - 1, 2**63]
+    with pytest.raises(TypeError, match="does not fit"):
+        ed.set_element("/i", 0, 2**63)
+
+
 def test_set_element_errors_leave_the_array_unchanged():
     ed = leafwire.edit(bytearray(leafwire.dumps({"i": np.zeros(3, np.int8), "s": "text"})))
     before = ed.to_bytes()

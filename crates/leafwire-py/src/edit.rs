@@ -101,7 +101,8 @@ fn number(obj: &Bound<'_, PyAny>) -> PyResult<Number> {
         return obj
             .extract::<i64>()
             .map(Number::Int)
-            .map_err(|_| PyOverflowError::new_err(format!("{obj} does not fit in a 64-bit signed integer, the range set_element writes")));
+            .or_else(|_| obj.extract::<u64>().map(Number::from))
+            .map_err(|_| PyOverflowError::new_err(format!("{obj} does not fit in a 64-bit integer, the range set_element writes")));
     }
     obj.extract::<f64>().map(Number::Float).map_err(|_| {
         PyTypeError::new_err(format!("set_element() writes an int or a float, not {}", obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_default()))

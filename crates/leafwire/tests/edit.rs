@@ -512,6 +512,17 @@ fn a_string_that_fits_is_rewritten_in_place_and_its_tail_zeroed() {
 }
 
 #[test]
+fn set_element_takes_u64_values_above_i64_max() {
+    let v = Value::Object([("u".to_owned(), Value::Typed(TypedArray::new(TypedData::U64(vec![0, 0]))))].into_iter().collect());
+    let mut ed = editor(&v);
+    ed.set_element("/u", 0, u64::MAX).unwrap();
+    ed.set_element("/u", 1, 7u64).unwrap();
+    assert_eq!(ed.document().unwrap().pointer("/u").unwrap().as_slice::<u64>().unwrap(), &[u64::MAX, 7]);
+    assert_eq!(Number::from(7u64), Number::Int(7));
+    assert_eq!(ed.set_element("/u", 0, -1i64).unwrap_err().category(), Category::WrongType);
+}
+
+#[test]
 fn automatic_compaction() {
     let model = Value::Object([("s".to_owned(), Value::String("x".repeat(100)))].into_iter().collect());
     let mut ed = Editor::new(leafwire::encode(&model).unwrap()).unwrap();

@@ -30,12 +30,20 @@ pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.5;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Number {
     Int(i64),
+    /// An integer above `i64::MAX` (for u64 arrays); `From<u64>` picks `Int` below that.
+    UInt(u64),
     Float(f64),
 }
 
 impl From<i64> for Number {
     fn from(v: i64) -> Number {
         Number::Int(v)
+    }
+}
+
+impl From<u64> for Number {
+    fn from(v: u64) -> Number {
+        i64::try_from(v).map_or(Number::UInt(v), Number::Int)
     }
 }
 
@@ -320,7 +328,7 @@ impl Editor {
         if let Some(mask) = h.mask_pos {
             let bit = 1u8 << (index % 8);
             match value {
-                Number::Int(_) => self.buf[mask + index / 8] |= bit,
+                Number::Int(_) | Number::UInt(_) => self.buf[mask + index / 8] |= bit,
                 Number::Float(_) => self.buf[mask + index / 8] &= !bit,
             }
         }
@@ -525,6 +533,7 @@ fn element_bytes(t: ElementType, value: Number, masked: bool) -> Option<Vec<u8>>
         (U16, Number::Int(v)) => u16::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
         (U32, Number::Int(v)) => u32::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
         (U64, Number::Int(v)) => u64::try_from(v).ok().map(|x| x.to_le_bytes().to_vec()),
+        (U64, Number::UInt(v)) => Some(v.to_le_bytes().to_vec()),
         _ => None,
     }
 }
