@@ -1,0 +1,223 @@
+//! The second walk of the direct encoder: writes a planned document (spec §7) into a new
+//! Python `bytes` object, level by level, each byte once.
+
+use leafwire::RootRecord;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use super::{utf8, Child, Node, Plan};
+use crate::canonical::{self as c, tag};
+
+/// The document `plan` describes.
+pub(super) fn document<'py>(py: Python<'py>, plan: &Plan<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, plan.end, |buf| {
+        let (structure, data) = buf.split_at_mut(plan.data_start);
+        let mut data = Data { buf: data, at: 0 };
+        let root = root_payload(plan, &mut data);
+        write_dictionary(plan, structure);
+        let planner = &plan.planner;
+        for d in 0..planner.depth {
+            let next: &[Node] = planner.levels.get(d + 1).map_or(&[], |l| l.as_slice());
+            let next = if d + 1 < planner.depth { next } else { &[] };
+            write_level(plan, structure, &mut data, &planner.levels[d], &planner.kids[d], next);
+        }
+        debug_assert_eq!(plan.data_start + data.at, plan.end);
+        write_header(plan, root, &mut structure[..c::HEADER_LEN]);
+        Ok(())
+    })
+}
+
+/// The data section, filled front to back in breadth-first order of the slots.
+struct Data<'b> {
+    buf: &'b mut [u8],
+    /// Next free position, relative to the data start.
+    at: usize,
+}
+
+impl Data<'_> {
+    /// Appends the block of a str or bytes object; returns its offset in the section.
+    #[inline]
+    fn block(&mut self, child: Child) -> usize {
+        let obj = child.value as *mut ffi::PyObject;
+        // SAFETY: the planner recorded this live str (its UTF-8 known to exist) or bytes
+        // object; its content is valid for its length while the object lives, and no
+        // Python code has run since.
+        let content = unsafe {
+            let (ptr, len) = if child.tag == tag::STRING {
+                utf8(obj).expect("UTF-8 of a str checked by the planner")
+            } else {
+                (ffi::PyBytes_AS_STRING(obj).cast::<u8>() as *const u8, ffi::PyBytes_Size(obj) as usize)
+            };
+            std::slice::from_raw_parts(ptr, len)
+        };
+        let at = self.at;
+        let n = c::put_varint(&mut self.buf[at..], content.len() as u64);
+        self.buf[at + n..at + n + content.len()].copy_from_slice(content);
+        self.at = at + n + content.len();
+        at
+    }
+}
+
+/// The root's payload, writing its data block first if it has one (spec §7: the root's
+/// block comes first).
+fn root_payload(plan: &Plan<'_>, data: &mut Data<'_>) -> u64 {
+    let root = plan.root;
+    match root.tag {
+        tag::STRING | tag::BYTES => (plan.data_start + data.block(root)) as u64,
+        tag::ARRAY | tag::OBJECT | tag::INTMAP => plan.planner.levels[0][0].offset as u64,
+        _ => root.value,
+    }
+}
+
+fn write_header(plan: &Plan<'_>, root: u64, out: &mut [u8]) {
+    out[..8].copy_from_slice(b"LEAFWIRE");
+    out[8] = 1; // major version
+    out[9] = 0; // minor version
+    let dictionary = if plan.dict_len == 0 { 0 } else { c::HEADER_LEN as u64 };
+    let record = RootRecord { generation: 1, root, dictionary, end: plan.end as u64, garbage: 0, root_tag: plan.root.tag };
+    record.write(&mut out[16..64]);
+}
+
+fn write_dictionary(plan: &Plan<'_>, buf: &mut [u8]) {
+    let texts = plan.planner.keys.texts();
+    if texts.is_empty() {
+        return;
+    }
+    let count = texts.len() as u32;
+    let total: usize = texts.iter().map(|k| k.len()).sum();
+    let table_size = c::dictionary_table_size(texts.len());
+    let mut at = c::HEADER_LEN;
+    for field in [count, count, total as u32, table_size as u32] {
+        buf[at..at + 4].copy_from_slice(&field.to_le_bytes());
+        at += 4;
+    }
+    let mut offset = 0u32;
+    for &id in &plan.sorted {
+        buf[at..at + 4].copy_from_slice(&offset.to_le_bytes());
+        at += 4;
+        offset += texts[id as usize].len() as u32;
+    }
+    buf[at..at + 4].copy_from_slice(&offset.to_le_bytes());
+    at += 4;
+    for &id in &plan.sorted {
+        let key = texts[id as usize];
+        buf[at..at + key.len()].copy_from_slice(key);
+        at += key.len();
+    }
+    at = c::HEADER_LEN + c::align(at - c::HEADER_LEN, 4);
+    let table = &mut buf[at..at + 4 * table_size];
+    fill_index::<4>(table, plan.sorted.iter().map(|&id| plan.hashes[id as usize]));
+    debug_assert_eq!(at + 4 * table_size, c::HEADER_LEN + plan.dict_len);
+}
+
+/// Writes the containers of one level; `kids` are their children, `next` the next level's
+/// containers (which the child containers are, in order).
+fn write_level(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, level: &[Node], kids: &[Child], next: &[Node]) {
+    let mut first = 0;
+    for node in level {
+        if node.len == 0 {
+            // Layout 0 (slot width 1, key width 1 or none, no index) and count 0.
+            buf[node.offset..node.offset + 2].fill(0);
+            continue;
+        }
+        let children = &kids[first..first + node.len as usize];
+        first += node.len as usize;
+        write_container(plan, buf, data, node, children, next);
+    }
+}
+
+fn write_container(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, node: &Node, children: &[Child], next: &[Node]) {
+    let pos = node.offset;
+    let len = children.len();
+    let width = node.slot_width(plan.pointer_width);
+    let key_width = node.key_width as usize;
+    let indexed = node.indexed();
+    let g = c::container_geometry(pos, len, width, key_width, indexed);
+    let mut layout = c::log2_width(width);
+    if key_width > 0 {
+        layout |= c::log2_width(key_width) << c::KEY_WIDTH_SHIFT;
+    }
+    if indexed {
+        layout |= c::HAS_INDEX;
+    }
+    buf[pos] = layout;
+    c::put_varint(&mut buf[pos + 1..], len as u64);
+    for (out, child) in buf[g.tags..g.tags + len].iter_mut().zip(children) {
+        *out = child.tag;
+    }
+    let keys = &mut buf[g.keys..g.keys + len * key_width];
+    match (node.tag, key_width) {
+        (tag::ARRAY, _) => {}
+        (tag::OBJECT, 1) => write_keys::<1>(keys, children.iter().map(|ch| plan.rank[ch.key as usize] as u64)),
+        (tag::OBJECT, 2) => write_keys::<2>(keys, children.iter().map(|ch| plan.rank[ch.key as usize] as u64)),
+        (tag::OBJECT, _) => write_keys::<4>(keys, children.iter().map(|ch| plan.rank[ch.key as usize] as u64)),
+        (_, 1) => write_keys::<1>(keys, children.iter().map(|ch| ch.key)),
+        (_, 2) => write_keys::<2>(keys, children.iter().map(|ch| ch.key)),
+        (_, 4) => write_keys::<4>(keys, children.iter().map(|ch| ch.key)),
+        (_, _) => write_keys::<8>(keys, children.iter().map(|ch| ch.key)),
+    }
+    let slots = &mut buf[g.slots..g.slots + len * width];
+    let data_start = plan.data_start;
+    match width {
+        1 => write_slots::<1>(slots, children, data, data_start, next),
+        2 => write_slots::<2>(slots, children, data, data_start, next),
+        4 => write_slots::<4>(slots, children, data, data_start, next),
+        _ => write_slots::<8>(slots, children, data, data_start, next),
+    }
+    if indexed {
+        let (table, entry) = c::index_geometry(len);
+        let index = &mut buf[g.index..g.index + table * entry];
+        if node.tag == tag::OBJECT {
+            let hashes = children.iter().map(|ch| plan.hashes[ch.key as usize]);
+            fill_index_sized(index, entry, hashes);
+        } else {
+            fill_index_sized(index, entry, children.iter().map(|ch| ch.key));
+        }
+    }
+}
+
+/// Stores each key in `K` little-endian bytes.
+#[inline]
+fn write_keys<const K: usize>(out: &mut [u8], keys: impl Iterator<Item = u64>) {
+    for (out, key) in out.chunks_exact_mut(K).zip(keys) {
+        out.copy_from_slice(&key.to_le_bytes()[..K]);
+    }
+}
+
+/// Stores each child's payload in `W` little-endian bytes, writing data blocks as they come.
+#[inline]
+fn write_slots<const W: usize>(out: &mut [u8], children: &[Child], data: &mut Data<'_>, data_start: usize, next: &[Node]) {
+    for (out, &child) in out.chunks_exact_mut(W).zip(children) {
+        let payload = if child.tag < tag::STRING {
+            child.value
+        } else if child.tag <= tag::BYTES {
+            (data_start + data.block(child)) as u64
+        } else {
+            next[child.value as usize].offset as u64
+        };
+        out.copy_from_slice(&payload.to_le_bytes()[..W]);
+    }
+}
+
+fn fill_index_sized(out: &mut [u8], entry: usize, hashes: impl Iterator<Item = u64>) {
+    match entry {
+        1 => fill_index::<1>(out, hashes),
+        2 => fill_index::<2>(out, hashes),
+        _ => fill_index::<4>(out, hashes),
+    }
+}
+
+/// Fills a zeroed linear-probing hash table of `E`-byte entries (spec §§4.1, 6): entry
+/// i + 1 for the i-th hash.
+fn fill_index<const E: usize>(out: &mut [u8], hashes: impl Iterator<Item = u64>) {
+    let table = out.len() / E;
+    let entry = |out: &[u8], b: usize| out[b * E..b * E + E].iter().any(|&x| x != 0);
+    for (i, h) in hashes.enumerate() {
+        let mut bucket = c::home_bucket(h, table);
+        while entry(out, bucket) {
+            bucket = (bucket + 1) & (table - 1);
+        }
+        out[bucket * E..bucket * E + E].copy_from_slice(&(i as u32 + 1).to_le_bytes()[..E]);
+    }
+}
