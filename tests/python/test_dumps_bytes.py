@@ -103,7 +103,7 @@ def test_fallbacks_keep_working():
         pass
 
     for value in [{"a": [1, 2, 1 << 100]}, {"a": MyStr("x")}, {MyStr("k"): 1}, {"a": {True: 1}},
-                  {"a": [1, "\ud800"]}]:
+                  {"a": [1, "\ud800"]}, {"a": 1, 2: 3}, {2: 3, "a": 1}, {1.5: 2}, {"a": {1 << 64: 0}}]:
         try:
             expected = leafwire.dumps(SubDict(value))
         except leafwire.EncodeError:
@@ -120,3 +120,23 @@ def test_depth_limit_matches_general_path():
     assert leafwire.dumps(deep, max_depth=11) == leafwire.dumps(SubList(deep), max_depth=11)
     with pytest.raises(leafwire.EncodeError):
         leafwire.dumps(deep, max_depth=10)
+
+
+def test_equal_keys_in_distinct_objects():
+    # Keys are interned by object address first; equal text in another object must map
+    # to the same dictionary id.
+    def key(*parts):
+        return "".join(parts)
+
+    value = [{key("a", "b"): 1, key("c"): 2}, {key("c"): 3, key("a", "b"): 4}, {key("a", "b"): [{key("c"): None}]}]
+    assert_same_bytes(value)
+
+
+def test_buffers_reused_between_calls():
+    # The encoder keeps its buffers between calls: documents of other depths and key sets
+    # (including one large enough that the buffers are dropped) must not leak into the next.
+    deep = {"d": [[[[{"e": [1, "x", b"y"]}]]]]}
+    bails = {"a": [[{"b": 1}], [1 << 100]]}  # the fast path stops half-way
+    docs = [deep, {"k": 1}, {f"k{i}": [i] for i in range(5000)}, [], {}, [[], {}], bails, deep, "s", {"k": 1}]
+    for value in docs + docs[::-1]:
+        assert_same_bytes(value)

@@ -1,6 +1,8 @@
 //! The second walk of the direct encoder: writes a planned document (spec §7) into a new
 //! Python `bytes` object, level by level, each byte once.
 
+use std::mem::MaybeUninit;
+
 use leafwire::RootRecord;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -11,26 +13,41 @@ use crate::canonical::{self as c, tag};
 
 /// The document `plan` describes.
 pub(super) fn document<'py>(py: Python<'py>, plan: &Plan<'py>) -> PyResult<Bound<'py, PyBytes>> {
-    PyBytes::new_with(py, plan.end, |buf| {
-        let (structure, data) = buf.split_at_mut(plan.data_start);
-        let mut data = Data { buf: data, at: 0 };
-        let root = root_payload(plan, &mut data);
-        write_dictionary(plan, structure);
-        let planner = &plan.planner;
-        for d in 0..planner.depth {
-            let next: &[Node] = planner.levels.get(d + 1).map_or(&[], |l| l.as_slice());
-            let next = if d + 1 < planner.depth { next } else { &[] };
-            write_level(plan, structure, &mut data, &planner.levels[d], &planner.kids[d], next);
-        }
-        debug_assert_eq!(plan.data_start + data.at, plan.end);
-        write_header(plan, root, &mut structure[..c::HEADER_LEN]);
-        Ok(())
-    })
+    // SAFETY: a null source asks CPython for an uninitialized `bytes` of that length; the
+    // new reference is owned by `bytes` (and so released if anything below panics).
+    let bytes = unsafe {
+        let ptr = ffi::PyBytes_FromStringAndSize(std::ptr::null(), plan.end as ffi::Py_ssize_t);
+        Bound::from_owned_ptr_or_err(py, ptr)?.cast_into_unchecked::<PyBytes>()
+    };
+    // SAFETY: the object is a fresh `bytes` of `plan.end` bytes that nothing else refers
+    // to yet. The structure section (which has padding) is zeroed before a `&mut [u8]` is
+    // made of it; the data section is only written through `MaybeUninit`, and `Data::finish`
+    // checks that every byte of it was written before the object is returned.
+    let (structure, data) = unsafe {
+        let base = ffi::PyBytes_AS_STRING(bytes.as_ptr()).cast::<u8>().cast_mut();
+        std::ptr::write_bytes(base, 0, plan.data_start);
+        (
+            std::slice::from_raw_parts_mut(base, plan.data_start),
+            std::slice::from_raw_parts_mut(base.add(plan.data_start).cast::<MaybeUninit<u8>>(), plan.end - plan.data_start),
+        )
+    };
+    let mut data = Data { buf: data, at: 0 };
+    let root = root_payload(plan, &mut data);
+    write_dictionary(plan, structure);
+    let planner = &plan.planner;
+    for d in 0..planner.depth {
+        let next: &[Node] = if d + 1 < planner.depth { &planner.levels[d + 1] } else { &[] };
+        write_level(plan, structure, &mut data, &planner.levels[d], &planner.kids[d], next);
+    }
+    data.finish();
+    write_header(plan, root, &mut structure[..c::HEADER_LEN]);
+    Ok(bytes)
 }
 
-/// The data section, filled front to back in breadth-first order of the slots.
+/// The data section, filled front to back in breadth-first order of the slots. Its memory
+/// starts uninitialized.
 struct Data<'b> {
-    buf: &'b mut [u8],
+    buf: &'b mut [MaybeUninit<u8>],
     /// Next free position, relative to the data start.
     at: usize,
 }
@@ -52,10 +69,26 @@ impl Data<'_> {
             std::slice::from_raw_parts(ptr, len)
         };
         let at = self.at;
-        let n = c::put_varint(&mut self.buf[at..], content.len() as u64);
-        self.buf[at + n..at + n + content.len()].copy_from_slice(content);
-        self.at = at + n + content.len();
+        let mut varint = [0u8; 10];
+        let n = c::put_varint(&mut varint, content.len() as u64);
+        self.put(&varint[..n]);
+        self.put(content);
         at
+    }
+
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        let out = &mut self.buf[self.at..self.at + bytes.len()];
+        // SAFETY: `out` is exactly `bytes.len()` elements (the slicing checked it);
+        // `MaybeUninit<u8>` has the layout of `u8`; the source is another object's memory.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        self.at += bytes.len();
+    }
+
+    /// Checks that the blocks filled the section (the plan summed their sizes), so that no
+    /// uninitialized byte reaches Python.
+    fn finish(self) {
+        assert_eq!(self.at, self.buf.len(), "data section not filled as planned");
     }
 }
 
@@ -117,8 +150,8 @@ fn write_level(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, level: &[No
     let mut first = 0;
     for node in level {
         if node.len == 0 {
-            // Layout 0 (slot width 1, key width 1 or none, no index) and count 0.
-            buf[node.offset..node.offset + 2].fill(0);
+            // Layout 0 (slot width 1, key width 1 or none, no index) and count 0: the
+            // zeros already there.
             continue;
         }
         let children = &kids[first..first + node.len as usize];
