@@ -134,7 +134,7 @@ struct Planner<'py> {
     data_len: usize,
 }
 
-/// Classifies an exact `str`: its block, or `None` for text with lone surrogates.
+/// The UTF-8 length of an exact `str`, or `None` for text with lone surrogates.
 ///
 /// # Safety
 /// `obj` must be a live `str`.
