@@ -29,6 +29,7 @@ mod from_value;
 pub mod json;
 mod layout;
 mod node_serde;
+pub mod raw;
 mod read;
 mod ser;
 mod validate;
