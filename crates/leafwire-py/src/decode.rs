@@ -4,6 +4,9 @@
 //! Object keys repeat (the document stores each once in its dictionary), so each distinct
 //! key becomes one interned Python string per call, found again by the address of its
 //! bytes in the dictionary.
+//!
+//! `loads` tries the faster walk of `direct_decode.rs` first and comes here when that walk
+//! gives up; errors are reported from here only. Both charge the same `Budget`.
 
 use std::ffi::CString;
 
@@ -44,6 +47,57 @@ pub struct Decoder<'o, 'py> {
     /// lists a typed array of shape `[n, 0]` may ask for.
     pub buf: &'o [u8],
     keys: FxHashMap<(usize, usize), Bound<'py, PyString>>,
+    budget: Budget,
+}
+
+/// Work allowance of one decode, by the rule of the core's whole-value traversals: each value
+/// costs 1, except string, bytes and bignum blocks, which cost their length, and typed
+/// arrays, which cost their bytes plus their rows. In a tree this sums to less than twice
+/// the document's length; a crafted document that shares subtrees (a DAG of a few hundred
+/// bytes can describe 2^100 values) runs out instead of running for ever.
+pub struct Budget(u64);
+
+impl Budget {
+    pub fn for_document(len: usize) -> Budget {
+        Budget(2 * len as u64 + 4096)
+    }
+
+    /// Takes `cost` from the allowance; `false` when it is exhausted.
+    #[inline(always)]
+    pub fn charge(&mut self, cost: u64) -> bool {
+        match self.0.checked_sub(cost) {
+            Some(left) => {
+                self.0 = left;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// What a data block of `len` bytes costs.
+    #[inline(always)]
+    pub fn block_cost(len: usize) -> u64 {
+        (len as u64).max(1)
+    }
+
+    /// What a whole typed array costs: its bytes, plus one per row of every axis but the
+    /// last (the lists `arrays="list"` builds), plus one.
+    pub fn typed_cost(typed: &TypedRef<'_>) -> u64 {
+        let shape = typed.shape();
+        let mut rows = 0u64;
+        let mut product = 1u64;
+        for &d in &shape[..shape.len() - 1] {
+            product = product.saturating_mul(d as u64);
+            rows = rows.saturating_add(product);
+        }
+        (typed.bytes().len() as u64).saturating_add(rows).saturating_add(1)
+    }
+}
+
+/// The error of an exhausted `Budget` (the core's message).
+#[cold]
+pub fn budget_error(py: Python<'_>, offset: u64) -> PyErr {
+    decode_error(py, "the document describes more values than it has bytes (a shared subtree or cycle)", Some(offset))
 }
 
 /// Converts a core error met while decoding.
@@ -66,7 +120,7 @@ fn py_bool(py: Python<'_>, b: bool) -> Bound<'_, PyAny> {
 
 impl<'o, 'py> Decoder<'o, 'py> {
     pub fn new(py: Python<'py>, arrays: Arrays, max_depth: usize, owner: Option<&'o Bound<'py, PyAny>>, buf: &'o [u8]) -> Self {
-        Decoder { py, arrays, max_depth, owner, buf, keys: FxHashMap::default() }
+        Decoder { py, arrays, max_depth, owner, buf, keys: FxHashMap::default(), budget: Budget::for_document(buf.len()) }
     }
 
     /// A scalar as a Python object; `None` for containers and typed arrays. `buf` is the
@@ -105,6 +159,9 @@ impl<'o, 'py> Decoder<'o, 'py> {
 
     /// The whole value under `node`, `depth` containers deep.
     pub fn value(&mut self, node: &Node<'_>, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        if !self.budget.charge(self.cost(node)) {
+            return Err(budget_error(self.py, node.offset()));
+        }
         if let Some(obj) = Self::scalar(self.py, node, self.buf)? {
             return Ok(obj);
         }
@@ -113,6 +170,16 @@ impl<'o, 'py> Decoder<'o, 'py> {
             Kind::Object => self.object(node, depth),
             Kind::IntMap => self.intmap(node, depth),
             _ => self.typed(node),
+        }
+    }
+
+    /// What visiting `node` costs against the budget; a block that cannot be read costs 1
+    /// (reading it fails next, with the precise error).
+    fn cost(&self, node: &Node<'_>) -> u64 {
+        match node.kind() {
+            Kind::String | Kind::Bytes | Kind::BigNum => string_block(self.buf, node.offset()).map_or(1, |b| Budget::block_cost(b.len())),
+            Kind::TypedArray => node.typed().map_or(1, |t| Budget::typed_cost(&t)),
+            _ => 1,
         }
     }
 
@@ -224,7 +291,7 @@ fn string<'py>(py: Python<'py>, node: &Node<'_>, buf: &[u8]) -> PyResult<Bound<'
 }
 
 /// The content of the data block at `offset`, with the bounds checks of the core's reader.
-fn string_block(buf: &[u8], offset: u64) -> Option<&[u8]> {
+pub fn string_block(buf: &[u8], offset: u64) -> Option<&[u8]> {
     const HEADER_LEN: usize = 112;
     let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())?;
     let (mut len, mut p) = (0u64, pos);

@@ -6,10 +6,12 @@ mod arrays;
 mod canonical;
 mod decode;
 mod direct;
+mod direct_decode;
 mod document;
 mod edit;
 mod encode;
 mod errors;
+mod strings;
 
 use leafwire::json::JsonOptions;
 use leafwire::DuplicateKeys;
@@ -89,6 +91,9 @@ fn loads(py: Python<'_>, data: &Bound<'_, PyAny>, arrays: &str, max_depth: usize
     let arrays = Arrays::parse(arrays)?;
     let max_depth = check_depth(max_depth)?;
     with_bytes(data, "loads()", |bytes| {
+        if let Some(obj) = direct_decode::loads(py, bytes, arrays, max_depth) {
+            return Ok(obj.unbind());
+        }
         let doc = leafwire::Document::open(bytes).map_err(|e| decode::err(py, e))?;
         let mut decoder = Decoder::new(py, arrays, max_depth, None, doc.as_bytes());
         Ok(decoder.value(&doc.root(), 0)?.unbind())
