@@ -1,30 +1,11 @@
-//! The arithmetic of the canonical layout (spec §§3–7) that the direct encoder needs: tags,
-//! widths, varints, key hash, hash-index and dictionary geometry. The core keeps the same
-//! rules in its private `layout` module; they are repeated here because the core does not
-//! export them, and `tests/python/test_dumps_bytes.py` checks the two agree byte for byte.
+//! The arithmetic of the canonical layout (spec §§3–7) that the direct encoder needs. The
+//! format's constants, key hash and table geometry come from the core (`leafwire::raw`);
+//! what is here is the writer's own: alignment by mask, varints written into a slice,
+//! widths as bytes, the hash tables and container geometry of a fresh (c = n) layout.
+//! `tests/python/test_dumps_bytes.py` checks the result against the core's encoder byte for
+//! byte.
 
-pub const HEADER_LEN: usize = 112;
-/// Objects and intmaps with more children than this carry a hash index (spec §7).
-pub const INDEX_THRESHOLD: usize = 8;
-
-/// Type tags (spec §3.1).
-pub mod tag {
-    pub const NULL: u8 = 0x00;
-    pub const FALSE: u8 = 0x01;
-    pub const TRUE: u8 = 0x02;
-    pub const INT: u8 = 0x03;
-    pub const UINT: u8 = 0x04;
-    pub const F64: u8 = 0x05;
-    pub const STRING: u8 = 0x07;
-    pub const BYTES: u8 = 0x08;
-    pub const ARRAY: u8 = 0x0A;
-    pub const OBJECT: u8 = 0x0B;
-    pub const INTMAP: u8 = 0x0C;
-}
-
-/// Container layout byte bits (spec §4).
-pub const KEY_WIDTH_SHIFT: u8 = 2;
-pub const HAS_INDEX: u8 = 0b0010_0000;
+pub use leafwire::raw::{dictionary_table_size, home_bucket, index_geometry, key_hash, tag, HAS_INDEX, HEADER_LEN, INDEX_THRESHOLD, KEY_WIDTH_SHIFT};
 
 /// `pos` rounded up to a multiple of `to`, a power of two (every alignment of the format
 /// is one): a mask, not a division.
@@ -88,51 +69,6 @@ pub fn unsigned_width(v: u64) -> u8 {
 #[inline]
 pub fn log2_width(w: usize) -> u8 {
     w.trailing_zeros() as u8
-}
-
-/// The key hash of spec §4.2.
-pub fn key_hash(key: &[u8]) -> u64 {
-    let mix = |h: u64, chunk: u64| {
-        let h = (h ^ chunk).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        h ^ (h >> 31)
-    };
-    let mut h = (key.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut chunks = key.chunks_exact(8);
-    for chunk in &mut chunks {
-        h = mix(h, u64::from_le_bytes(chunk.try_into().unwrap()));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = mix(h, u64::from_le_bytes(last));
-    }
-    h
-}
-
-/// Table size of the key dictionary's hash table for `count` keys (spec §6).
-pub fn dictionary_table_size(count: usize) -> usize {
-    (2 * count).max(2).next_power_of_two()
-}
-
-/// Hash index geometry for a container of `count` children: (table size, entry width).
-pub fn index_geometry(count: usize) -> (usize, usize) {
-    let table = (2 * count).max(2).next_power_of_two();
-    let entry = if count < 255 {
-        1
-    } else if count < 65535 {
-        2
-    } else {
-        4
-    };
-    (table, entry)
-}
-
-/// Home bucket of hash `h` in a table of `table` (a power of two) entries (spec §4.1).
-#[inline]
-pub fn home_bucket(h: u64, table: usize) -> usize {
-    let bits = table.trailing_zeros();
-    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
 }
 
 /// Fills a linear-probing hash table of `table` entries (spec §§4.1, 6): entry i + 1 for
