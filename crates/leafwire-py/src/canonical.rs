@@ -1,7 +1,7 @@
 //! The arithmetic of the canonical layout (spec §§3–7) that the direct encoder needs. The
 //! format's constants, key hash and table geometry come from the core (`leafwire::raw`);
 //! what is here is the writer's own: alignment by mask, varints written into a slice,
-//! widths as bytes, the hash tables and container geometry of a fresh (c = n) layout.
+//! widths as bytes, and the container geometry of a fresh (c = n) layout.
 //! `tests/python/test_dumps_bytes.py` checks the result against the core's encoder byte for
 //! byte.
 
@@ -69,20 +69,6 @@ pub fn unsigned_width(v: u64) -> u8 {
 #[inline]
 pub fn log2_width(w: usize) -> u8 {
     w.trailing_zeros() as u8
-}
-
-/// Fills a linear-probing hash table of `table` entries (spec §§4.1, 6): entry i + 1 for
-/// the i-th hash, 0 for empty.
-pub fn hash_table(hashes: impl Iterator<Item = u64>, table: usize) -> Vec<u32> {
-    let mut slots = vec![0u32; table];
-    for (i, h) in hashes.enumerate() {
-        let mut bucket = home_bucket(h, table);
-        while slots[bucket] != 0 {
-            bucket = (bucket + 1) & (table - 1);
-        }
-        slots[bucket] = i as u32 + 1;
-    }
-    slots
 }
 
 /// Where a container's parts lie when it starts at `pos` (spec §4, c = n).
