@@ -395,6 +395,7 @@ impl Editor {
             // nothing, so it is retried as the float the other float arrays hold.
             Err(e) if is_float && e.category() == Category::WrongType => match value {
                 Number::Int(v) => core.set_element(pointer, index, Number::Float(v as f64)),
+                Number::UInt(v) => core.set_element(pointer, index, Number::Float(v as f64)),
                 Number::Float(_) => Err(e),
             },
             other => other,
