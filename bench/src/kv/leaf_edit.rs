@@ -23,7 +23,7 @@ impl Clone for Edited {
 
 impl KvPeer for LeafwireInPlace {
     const NAME: &'static str = LEAFWIRE_IN_PLACE;
-    const API: &'static str = "Editor::new (validates), Editor::set_path, Document get(key); bytes = the edited buffer";
+    const API: &'static str = "Editor::new (validates), Editor::set_path, Document get(key); the bytes: the edited buffer, lent";
     const NOTE: &'static str = "no decode, no re-encode: edits rewrite or relocate blocks inside the buffer";
     type Map = Edited;
 
@@ -42,6 +42,10 @@ impl KvPeer for LeafwireInPlace {
     }
     fn set(m: &mut Edited, key: &str, value: &str) {
         m.0.set_path(&[key], &Value::String(value.to_owned())).expect("set on a valid map");
+    }
+    /// The edited buffer is the serialized map: lent, not copied.
+    fn with_bytes<R>(m: &Edited, sink: impl FnOnce(&[u8]) -> R) -> Result<R, Fail> {
+        Ok(sink(m.0.as_bytes()))
     }
     fn pairs(m: &Edited) -> Vec<(String, String)> {
         Leafwire::pairs(&leafwire::decode(m.0.as_bytes()).unwrap_or(Value::Null))

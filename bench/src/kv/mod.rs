@@ -154,7 +154,8 @@ pub fn run(ctx: &Ctx) -> Report {
         "read/p: decode the bytes, then look up p existing keys (drawn with replacement). write/q: insert q new keys into the in-memory map (a clone made outside the clock), then encode. read-write/p: decode, overwrite p existing keys, encode.".into(),
         "Whole-map peers decode into HashMap<String, String> (serde and bincode peers, rkyv), bson::Document, or leafwire::Value.".into(),
         "Rows named after a reader (bson RawDocument, flexbuffers Reader, rkyv archived, leafwire lazy Document) look keys up in the bytes without decoding; they only have a read row.".into(),
-        format!("{LEAFWIRE_IN_PLACE}: the map stays serialized; decode = Editor::new (validates the bytes), updates and inserts edit the buffer, encode = the buffer. {LEAFWIRE}: the same through a full decode to leafwire::Value and encode."),
+        format!("{LEAFWIRE_IN_PLACE}: the map stays serialized; decode = Editor::new (copies and validates the bytes), updates and inserts edit the buffer, encode = the edited buffer itself (lent to the caller, not copied: it already is the serialized map). {LEAFWIRE}: the same through a full decode to leafwire::Value and encode."),
+        "write/q and read-write/p hand the serialized bytes to the caller and drop the map inside the clock; whole-map peers serialize into a new buffer.".into(),
         "Every output is decoded and compared with the reference map before timing; every read's (found, bytes) is compared too.".into(),
     ];
     if ctx.quick {
