@@ -116,7 +116,7 @@ else:
         """
         return _leafwire.open(source)
 
-    def edit(source, *, compact_threshold=None):
+    def edit(source, *, compact_threshold=None, compact_min_garbage=None):
         """Open a Leafwire document for editing on its bytes (spec §8); returns an ``Editor``.
 
         ``source`` is a path (``str`` or ``os.PathLike``) or a ``bytearray``:
@@ -155,9 +155,12 @@ else:
         rewrites the document canonically. ``compact_threshold`` (a ``garbage / size``
         ratio; 0 disables) makes edits compact automatically; by default 0.5 for a
         bytearray and disabled for a file, where compaction means rewriting the whole file
-        (on the next commit, to a new file renamed over the old one).
+        (on the next commit, to a new file renamed over the old one). It applies once at
+        least ``compact_min_garbage`` bytes are garbage (by default 64 KiB, so that a burst
+        of edits on a small document does not rewrite it again and again; 0 compacts on
+        the ratio alone).
         """
-        return _leafwire.edit(source, compact_threshold=compact_threshold)
+        return _leafwire.edit(source, compact_threshold=compact_threshold, compact_min_garbage=compact_min_garbage)
 
     class _NodeKeysView(KeysView):
         __slots__ = ()

@@ -182,7 +182,7 @@ def test_random_edits_match_a_python_model(data):
     start = data.draw(st.dictionaries(keys, json_values, max_size=4) | st.lists(json_values, max_size=4), label="start")
     threshold = data.draw(st.sampled_from([None, 0, 0.05, 0.5]), label="compact_threshold")
     buffer = bytearray(leafwire.dumps(start))
-    ed = leafwire.edit(buffer, compact_threshold=threshold)
+    ed = leafwire.edit(buffer, compact_threshold=threshold, compact_min_garbage=0)
     model = tracked(start)
     for _ in range(data.draw(st.integers(1, 25), label="steps")):
         model = edit_step(data, ed, model)
@@ -300,7 +300,7 @@ def test_file_compaction_rewrites_the_file(tmp_path):
 def test_file_compact_threshold_compacts_automatically(tmp_path):
     path = tmp_path / "data.lw"
     path.write_bytes(leafwire.dumps({"s": "x" * 200}))
-    ed = leafwire.edit(path, compact_threshold=0.1)
+    ed = leafwire.edit(path, compact_threshold=0.1, compact_min_garbage=0)
     ed["s"] = "y" * 400  # the old string becomes garbage, past 10% of the document
     assert ed.garbage == 0
     ed.commit()
@@ -496,6 +496,16 @@ def test_set_element_keeps_integers_exact_in_masked_arrays():
     ed.set_element("/xs", 1, 0.5)
     assert same(leafwire.loads(ed.to_bytes(), arrays="list"), {"xs": [7, 0.5]})
     assert leafwire.to_json(ed.to_bytes()) == '{"xs":[7,0.5]}'
+
+
+def test_small_documents_compact_only_past_the_minimum_garbage():
+    data = leafwire.dumps({"s": "x" * 100})
+    ed = leafwire.edit(bytearray(data), compact_threshold=0.1)
+    ed["s"] = "y" * 200
+    assert ed.garbage > 0, "under 64 KiB of garbage: no compaction yet"
+    ed = leafwire.edit(bytearray(data), compact_threshold=0.1, compact_min_garbage=0)
+    ed["s"] = "y" * 200
+    assert ed.garbage == 0, "the ratio alone decides"
 
 
 def test_set_element_writes_the_whole_uint64_range():

@@ -35,8 +35,8 @@ pub struct Editor {
 
 /// Opens a path or a bytearray for editing.
 #[pyfunction]
-#[pyo3(signature = (source, /, *, compact_threshold = None))]
-pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>) -> PyResult<Editor> {
+#[pyo3(signature = (source, /, *, compact_threshold = None, compact_min_garbage = None))]
+pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>, compact_min_garbage: Option<u64>) -> PyResult<Editor> {
     let py = source.py();
     let (mut core, target) = if let Some(path) = crate::document::file_path(source)? {
         let core = py.detach(|| leafwire::Editor::open_file(&path)).map_err(|e| err(py, e))?;
@@ -59,6 +59,9 @@ pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>) -> PyResu
             return Err(crate::errors::bad_argument(format!("compact_threshold must be a number >= 0, not {threshold}")));
         }
         core.set_compact_threshold(threshold);
+    }
+    if let Some(bytes) = compact_min_garbage {
+        core.set_compact_min_garbage(bytes);
     }
     Ok(Editor { core: Some(core), target })
 }

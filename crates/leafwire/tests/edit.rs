@@ -526,12 +526,30 @@ fn set_element_takes_u64_values_above_i64_max() {
 fn automatic_compaction() {
     let model = Value::Object([("s".to_owned(), Value::String("x".repeat(100)))].into_iter().collect());
     let mut ed = Editor::new(leafwire::encode(&model).unwrap()).unwrap();
+    ed.set_compact_min_garbage(0);
     for i in 0..50 {
         ed.set("/s", &Value::String("y".repeat(100 + i))).unwrap();
         assert!(ed.garbage() as f64 <= 0.5 * ed.as_bytes().len() as f64);
     }
     let expected = Value::Object([("s".to_owned(), Value::String("y".repeat(149)))].into_iter().collect());
     check(&ed, &expected, "auto compaction");
+}
+
+#[test]
+fn small_documents_do_not_compact_before_the_minimum_garbage() {
+    let model = Value::Object([("s".to_owned(), Value::String("x".repeat(100)))].into_iter().collect());
+    let mut ed = Editor::new(leafwire::encode(&model).unwrap()).unwrap();
+    let mut compacted = false;
+    for i in 0..2000 {
+        let before = ed.garbage();
+        ed.set("/s", &Value::String("y".repeat(101 + i))).unwrap();
+        compacted |= ed.garbage() < before;
+        if !compacted {
+            assert!(ed.garbage() < leafwire::DEFAULT_COMPACT_MIN_GARBAGE + 2200, "{}", ed.garbage());
+        }
+    }
+    assert!(compacted, "compacts once the garbage passes the minimum");
+    assert!(ed.garbage() < leafwire::DEFAULT_COMPACT_MIN_GARBAGE + 2200);
 }
 
 #[test]

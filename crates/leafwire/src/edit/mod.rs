@@ -26,6 +26,12 @@ use crate::value::Value;
 /// Default `garbage / end` ratio above which an edit compacts the document.
 pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.5;
 
+/// Default garbage, in bytes, below which no edit compacts automatically, whatever the
+/// ratio: compaction rewrites the whole document, and on a small document a burst of
+/// edits would otherwise pay for it again and again to reclaim a few kilobytes (the
+/// base threshold plus scale factor rule of PostgreSQL's autovacuum).
+pub const DEFAULT_COMPACT_MIN_GARBAGE: u64 = 64 << 10;
+
 /// A number written into a typed array element by [`Editor::set_element`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Number {
@@ -60,6 +66,7 @@ pub struct Editor {
     record: RootRecord,
     record_at: usize,
     compact_threshold: f64,
+    compact_min_garbage: u64,
     /// Set when editing a file copy-on-write (spec §8.4).
     file: Option<file::FileState>,
 }
@@ -99,12 +106,20 @@ impl Editor {
         record.write(&mut image);
         let record_at = if bytes[RECORD_A..RECORD_A + RECORD_LEN] == image { RECORD_A } else { RECORD_B };
         bytes.truncate(record.end as usize);
-        Ok(Editor { buf: bytes, record, record_at, compact_threshold: DEFAULT_COMPACT_THRESHOLD, file: None })
+        Ok(Editor { buf: bytes, record, record_at, compact_threshold: DEFAULT_COMPACT_THRESHOLD, compact_min_garbage: DEFAULT_COMPACT_MIN_GARBAGE, file: None })
     }
 
-    /// Sets the `garbage / end` ratio above which edits compact automatically (0 disables).
+    /// Sets the `garbage / end` ratio above which edits compact automatically (0 disables),
+    /// once at least [`Editor::set_compact_min_garbage`] bytes are garbage.
     pub fn set_compact_threshold(&mut self, threshold: f64) {
         self.compact_threshold = threshold;
+    }
+
+    /// Sets the garbage (in bytes) an edit must leave before the ratio of
+    /// [`Editor::set_compact_threshold`] is considered (default
+    /// [`DEFAULT_COMPACT_MIN_GARBAGE`]; 0 compacts on the ratio alone).
+    pub fn set_compact_min_garbage(&mut self, bytes: u64) {
+        self.compact_min_garbage = bytes;
     }
 
     pub fn as_bytes(&self) -> &[u8] {
@@ -340,7 +355,7 @@ impl Editor {
         self.record.end = self.buf.len() as u64;
         self.write_record();
         let ratio = self.record.garbage as f64 / self.record.end as f64;
-        if self.compact_threshold > 0.0 && ratio > self.compact_threshold {
+        if self.compact_threshold > 0.0 && ratio > self.compact_threshold && self.record.garbage >= self.compact_min_garbage {
             self.compact()?;
         }
         Ok(())
