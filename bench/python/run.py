@@ -292,8 +292,9 @@ def table(results, workload, reference, value="median_s"):
     for f in files:
         cells = [f] + [fmt_time(by[(f, lib)]) if (f, lib) in by else "—" for lib in libs]
         for lib in lw:
-            if reference in libs and lib != reference and (f, lib) in by and (f, reference) in by:
-                cells.append(fmt_ratio(by[(f, reference)] / by[(f, lib)]))
+            if reference in libs and lib != reference:
+                measured = (f, lib) in by and (f, reference) in by
+                cells.append(fmt_ratio(by[(f, reference)] / by[(f, lib)]) if measured else "—")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
