@@ -50,47 +50,32 @@ pub struct Decoder<'o, 'py> {
     budget: Budget,
 }
 
-/// Work allowance of one decode, by the rule of the core's whole-value traversals: each value
-/// costs 1, except string, bytes and bignum blocks, which cost their length, and typed
-/// arrays, which cost their bytes plus their rows. In a tree this sums to less than twice
-/// the document's length; a crafted document that shares subtrees (a DAG of a few hundred
-/// bytes can describe 2^100 values) runs out instead of running for ever.
-pub struct Budget(u64);
+/// The work allowance of one decode: the core's rule for whole-value readers (a value
+/// costs 1, a data block its length, a typed array its bytes and rows), so both decoders
+/// stop on documents that share subtrees exactly where the core's `decode` does.
+pub struct Budget(leafwire::format::budget::Budget);
 
 impl Budget {
     pub fn for_document(len: usize) -> Budget {
-        Budget(2 * len as u64 + 4096)
+        Budget(leafwire::format::budget::Budget::for_document(len))
     }
 
     /// Takes `cost` from the allowance; `false` when it is exhausted.
     #[inline(always)]
     pub fn charge(&mut self, cost: u64) -> bool {
-        match self.0.checked_sub(cost) {
-            Some(left) => {
-                self.0 = left;
-                true
-            }
-            None => false,
-        }
+        self.0.charge(cost, 0).is_ok()
     }
 
     /// What a data block of `len` bytes costs.
     #[inline(always)]
     pub fn block_cost(len: usize) -> u64 {
-        (len as u64).max(1)
+        leafwire::format::budget::Budget::block_cost(len)
     }
 
-    /// What a whole typed array costs: its bytes, plus one per row of every axis but the
-    /// last (the lists `arrays="list"` builds), plus one.
+    /// What a whole typed array costs.
     pub fn typed_cost(typed: &TypedRef<'_>) -> u64 {
-        let shape = typed.shape();
-        let mut rows = 0u64;
-        let mut product = 1u64;
-        for &d in &shape[..shape.len() - 1] {
-            product = product.saturating_mul(d as u64);
-            rows = rows.saturating_add(product);
-        }
-        (typed.bytes().len() as u64).saturating_add(rows).saturating_add(1)
+        let shape: Vec<u64> = typed.shape().iter().map(|&d| d as u64).collect();
+        leafwire::format::budget::Budget::typed_cost(&shape, typed.bytes().len())
     }
 }
 
@@ -290,25 +275,10 @@ fn string<'py>(py: Python<'py>, node: &Node<'_>, buf: &[u8]) -> PyResult<Bound<'
     unsafe { owned(py, ffi::PyUnicode_FromStringAndSize(s.as_ptr().cast(), s.len() as ffi::Py_ssize_t)) }
 }
 
-/// The content of the data block at `offset`, with the bounds checks of the core's reader.
+/// The content of the data block at `offset`, by the core's reader.
+#[inline]
 pub fn string_block(buf: &[u8], offset: u64) -> Option<&[u8]> {
-    const HEADER_LEN: usize = 112;
-    let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())?;
-    let (mut len, mut p) = (0u64, pos);
-    for shift in (0..64).step_by(7) {
-        let byte = *buf.get(p)?;
-        p += 1;
-        let low = (byte & 0x7F) as u64;
-        if shift == 63 && low > 1 {
-            return None;
-        }
-        len |= low << shift;
-        if byte & 0x80 == 0 {
-            let end = p.checked_add(usize::try_from(len).ok()?)?;
-            return buf.get(p..end);
-        }
-    }
-    None
+    leafwire::format::data::block(buf, offset).ok()
 }
 
 /// A typed array as nested lists of Python scalars; masked f64 elements become ints.

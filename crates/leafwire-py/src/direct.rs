@@ -27,7 +27,8 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::canonical::{self as c, tag};
+use leafwire::format::container::Shape;
+use leafwire::format::{self as c, dictionary, hash, numbers, tag};
 use keys::Keys;
 
 /// Serializes `obj` if every object in it has a fast form; `None` otherwise (nothing is
@@ -87,8 +88,9 @@ impl Node {
         if self.has_pointer { w.max(pointer_width) } else { w }
     }
 
-    fn indexed(&self) -> bool {
-        self.tag != tag::ARRAY && self.len as usize > c::INDEX_THRESHOLD
+    /// The container's canonical shape (spec §7) for a pointer width.
+    fn shape(&self, pointer_width: usize) -> Shape {
+        Shape::canonical(self.tag, self.len as usize, self.slot_width(pointer_width), self.key_width as usize)
     }
 }
 
@@ -170,7 +172,7 @@ unsafe fn int(obj: *mut ffi::PyObject) -> Option<(u8, u64, u8)> {
         let mut overflow = 0;
         let v = ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
-            return Some((tag::INT, v as u64, c::signed_width(v)));
+            return Some((tag::INT, v as u64, numbers::signed_width(v) as u8));
         }
         if overflow > 0 {
             let u = ffi::PyLong_AsUnsignedLongLong(obj);
@@ -356,7 +358,7 @@ impl<'py> Planner<'py> {
                         (key, value) = entries.next()?;
                     }
                     let k = int_key(key)?;
-                    node.key_width = node.key_width.max(c::signed_width(k));
+                    node.key_width = node.key_width.max(numbers::signed_width(k) as u8);
                     self.child(value, k as u64, depth, node)?;
                 }
             }
@@ -422,13 +424,8 @@ impl<'py> Planner<'py> {
         for (r, &id) in sorted.iter().enumerate() {
             rank[id as usize] = r as u32;
         }
-        let dict_len = if texts.is_empty() {
-            0
-        } else {
-            let bytes: usize = texts.iter().map(|k| k.len()).sum();
-            c::align(16 + 4 * (texts.len() + 1) + bytes, 4) + 4 * c::dictionary_table_size(texts.len())
-        };
-        let hashes = texts.iter().map(|k| c::key_hash(k)).collect();
+        let dict_len = dictionary::canonical_len(texts.len(), texts.iter().map(|k| k.len()).sum());
+        let hashes = texts.iter().map(|k| hash::key_hash(k)).collect();
         // Ranks below 256 fit one byte, so only dictionaries larger than that need a look
         // at each object's keys.
         if rank.len() > 256 {
@@ -447,7 +444,7 @@ impl<'py> Planner<'py> {
                 first += node.len as usize;
                 if node.tag == tag::OBJECT {
                     let widest = children.iter().map(|ch| rank[ch.key as usize]).max().unwrap_or(0);
-                    node.key_width = c::unsigned_width(widest as u64).min(4);
+                    node.key_width = (numbers::unsigned_width(widest as u64) as u8).min(4);
                 }
             }
         }
@@ -477,8 +474,7 @@ impl<'py> Planner<'py> {
                     pos += 2;
                     continue;
                 }
-                let width = node.slot_width(pointer_width);
-                pos = c::container_geometry(pos, node.len as usize, width, node.key_width as usize, node.indexed()).end;
+                pos = node.shape(pointer_width).geometry(pos).end;
             }
             let data_start = c::align(pos, 8);
             let end = data_start + self.data_len;

@@ -3,7 +3,6 @@
 //! (and documented) by `python/leafwire/__init__.py`.
 
 mod arrays;
-mod canonical;
 mod decode;
 mod direct;
 mod direct_decode;

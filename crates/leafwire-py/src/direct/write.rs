@@ -3,13 +3,13 @@
 
 use std::mem::MaybeUninit;
 
-use leafwire::RootRecord;
+use leafwire::format::header::{self, RootRecord};
+use leafwire::format::{self as c, dictionary, hash, tag};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use super::{utf8, Child, Node, Plan};
-use crate::canonical::{self as c, tag};
 
 /// The document `plan` describes.
 pub(super) fn document<'py>(py: Python<'py>, plan: &Plan<'py>) -> PyResult<Bound<'py, PyBytes>> {
@@ -70,7 +70,7 @@ impl Data<'_> {
         };
         let at = self.at;
         let mut varint = [0u8; 10];
-        let n = c::put_varint(&mut varint, content.len() as u64);
+        let n = c::numbers::put_varint(&mut varint, content.len() as u64);
         self.put(&varint[..n]);
         self.put(content);
         at
@@ -104,12 +104,9 @@ fn root_payload(plan: &Plan<'_>, data: &mut Data<'_>) -> u64 {
 }
 
 fn write_header(plan: &Plan<'_>, root: u64, out: &mut [u8]) {
-    out[..8].copy_from_slice(b"LEAFWIRE");
-    out[8] = 1; // major version
-    out[9] = 0; // minor version
     let dictionary = if plan.dict_len == 0 { 0 } else { c::HEADER_LEN as u64 };
     let record = RootRecord { generation: 1, root, dictionary, end: plan.end as u64, garbage: 0, root_tag: plan.root.tag };
-    record.write(&mut out[16..64]);
+    header::write_header(out, &record);
 }
 
 fn write_dictionary(plan: &Plan<'_>, buf: &mut [u8]) {
@@ -117,31 +114,9 @@ fn write_dictionary(plan: &Plan<'_>, buf: &mut [u8]) {
     if texts.is_empty() {
         return;
     }
-    let count = texts.len() as u32;
-    let total: usize = texts.iter().map(|k| k.len()).sum();
-    let table_size = c::dictionary_table_size(texts.len());
-    let mut at = c::HEADER_LEN;
-    for field in [count, count, total as u32, table_size as u32] {
-        buf[at..at + 4].copy_from_slice(&field.to_le_bytes());
-        at += 4;
-    }
-    let mut offset = 0u32;
-    for &id in &plan.sorted {
-        buf[at..at + 4].copy_from_slice(&offset.to_le_bytes());
-        at += 4;
-        offset += texts[id as usize].len() as u32;
-    }
-    buf[at..at + 4].copy_from_slice(&offset.to_le_bytes());
-    at += 4;
-    for &id in &plan.sorted {
-        let key = texts[id as usize];
-        buf[at..at + key.len()].copy_from_slice(key);
-        at += key.len();
-    }
-    at = c::HEADER_LEN + c::align(at - c::HEADER_LEN, 4);
-    let table = &mut buf[at..at + 4 * table_size];
-    fill_index::<4>(table, plan.sorted.iter().map(|&id| plan.hashes[id as usize]));
-    debug_assert_eq!(at + 4 * table_size, c::HEADER_LEN + plan.dict_len);
+    let keys = plan.sorted.iter().map(|&id| texts[id as usize]);
+    let hashes = plan.sorted.iter().map(|&id| plan.hashes[id as usize]);
+    dictionary::write_canonical(&mut buf[c::HEADER_LEN..c::HEADER_LEN + plan.dict_len], keys, hashes);
 }
 
 /// Writes the containers of one level; `kids` are their children, `next` the next level's
@@ -161,25 +136,15 @@ fn write_level(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, level: &[No
 }
 
 fn write_container(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, node: &Node, children: &[Child], next: &[Node]) {
-    let pos = node.offset;
     let len = children.len();
-    let width = node.slot_width(plan.pointer_width);
-    let key_width = node.key_width as usize;
-    let indexed = node.indexed();
-    let g = c::container_geometry(pos, len, width, key_width, indexed);
-    let mut layout = c::log2_width(width);
-    if key_width > 0 {
-        layout |= c::log2_width(key_width) << c::KEY_WIDTH_SHIFT;
-    }
-    if indexed {
-        layout |= c::HAS_INDEX;
-    }
-    buf[pos] = layout;
-    c::put_varint(&mut buf[pos + 1..], len as u64);
-    for (out, child) in buf[g.tags..g.tags + len].iter_mut().zip(children) {
+    let shape = node.shape(plan.pointer_width);
+    let (width, key_width) = (shape.width, shape.key_width);
+    let g = shape.geometry(node.offset);
+    shape.write_header(buf, g.pos);
+    for (out, child) in buf[g.tags_at..g.tags_at + len].iter_mut().zip(children) {
         *out = child.tag;
     }
-    let keys = &mut buf[g.keys..g.keys + len * key_width];
+    let keys = &mut buf[g.keys_at..g.keys_at + len * key_width];
     match (node.tag, key_width) {
         (tag::ARRAY, _) => {}
         (tag::OBJECT, 1) => write_keys::<1>(keys, children.iter().map(|ch| plan.rank[ch.key as usize] as u64)),
@@ -190,7 +155,7 @@ fn write_container(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, node: &
         (_, 4) => write_keys::<4>(keys, children.iter().map(|ch| ch.key)),
         (_, _) => write_keys::<8>(keys, children.iter().map(|ch| ch.key)),
     }
-    let slots = &mut buf[g.slots..g.slots + len * width];
+    let slots = &mut buf[g.slots_at..g.slots_at + len * width];
     let data_start = plan.data_start;
     match width {
         1 => write_slots::<1>(slots, children, data, data_start, next),
@@ -198,14 +163,12 @@ fn write_container(plan: &Plan<'_>, buf: &mut [u8], data: &mut Data<'_>, node: &
         4 => write_slots::<4>(slots, children, data, data_start, next),
         _ => write_slots::<8>(slots, children, data, data_start, next),
     }
-    if indexed {
-        let (table, entry) = c::index_geometry(len);
-        let index = &mut buf[g.index..g.index + table * entry];
+    if g.has_index() {
+        let (index, entry) = (&mut buf[g.index_at..g.end], g.index_entry as usize);
         if node.tag == tag::OBJECT {
-            let hashes = children.iter().map(|ch| plan.hashes[ch.key as usize]);
-            fill_index_sized(index, entry, hashes);
+            hash::fill(index, entry, children.iter().map(|ch| plan.hashes[ch.key as usize]));
         } else {
-            fill_index_sized(index, entry, children.iter().map(|ch| ch.key));
+            hash::fill(index, entry, children.iter().map(|ch| ch.key));
         }
     }
 }
@@ -230,27 +193,5 @@ fn write_slots<const W: usize>(out: &mut [u8], children: &[Child], data: &mut Da
             next[child.value as usize].offset as u64
         };
         out.copy_from_slice(&payload.to_le_bytes()[..W]);
-    }
-}
-
-fn fill_index_sized(out: &mut [u8], entry: usize, hashes: impl Iterator<Item = u64>) {
-    match entry {
-        1 => fill_index::<1>(out, hashes),
-        2 => fill_index::<2>(out, hashes),
-        _ => fill_index::<4>(out, hashes),
-    }
-}
-
-/// Fills a zeroed linear-probing hash table of `E`-byte entries (spec §§4.1, 6): entry
-/// i + 1 for the i-th hash.
-fn fill_index<const E: usize>(out: &mut [u8], hashes: impl Iterator<Item = u64>) {
-    let table = out.len() / E;
-    let entry = |out: &[u8], b: usize| out[b * E..b * E + E].iter().any(|&x| x != 0);
-    for (i, h) in hashes.enumerate() {
-        let mut bucket = c::home_bucket(h, table);
-        while entry(out, bucket) {
-            bucket = (bucket + 1) & (table - 1);
-        }
-        out[bucket * E..bucket * E + E].copy_from_slice(&(i as u32 + 1).to_le_bytes()[..E]);
     }
 }

@@ -5,9 +5,12 @@
 //! the smallest that addresses the whole document, container offsets follow from it, and
 //! pass 2 writes every byte once.
 
-use crate::build::{Builder, Item, NumTy};
+use crate::builder::{Builder, Item, NumTy};
 use crate::error::{Category, Error, Result};
-use crate::layout::{self, align, container, rank, tag, varint_len, write_varint, ElementType, HEADER_LEN};
+use crate::format::container::Shape;
+use crate::format::header::{self, RootRecord};
+use crate::format::numbers::{signed_width, unsigned_width};
+use crate::format::{align, dictionary, hash, tag, typed, varint_len, write_varint, ElementType, HEADER_LEN};
 
 /// What pass 1 learns about one container.
 struct Plan {
@@ -62,8 +65,9 @@ pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
         layout.offsets[i] += data_start as u64;
     }
     let mut out = Vec::with_capacity(data_start + layout.data_len);
-    out.resize(HEADER_LEN, 0);
-    write_dictionary(b, &layout, &mut out);
+    out.resize(HEADER_LEN + layout.dict_len, 0);
+    let keys = layout.sorted_keys.iter().map(|&id| b.dict[id as usize].as_bytes());
+    dictionary::write_canonical(&mut out[HEADER_LEN..], keys.clone(), keys.map(hash::key_hash));
     for p in &layout.plans {
         write_container(b, &layout, p, pointer_width, &mut out);
     }
@@ -72,21 +76,11 @@ pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
     for &i in &layout.data_order {
         write_data_block(b, &b.items[i], &mut out);
     }
-    let root = b.items.len() - 1;
-    let (root_tag, root_payload) = slot_of(b, &layout, root);
-    let dict_offset = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
-    write_header(&mut out, root_tag, root_payload, dict_offset);
+    let (root_tag, root) = slot_of(b, &layout, b.items.len() - 1);
+    let dictionary = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
+    let record = RootRecord { generation: 1, root, dictionary, end: out.len() as u64, garbage: 0, root_tag };
+    header::write_header(&mut out, &record);
     Ok(out)
-}
-
-/// Writes the fixed header with record A active (generation 1) and record B empty.
-fn write_header(out: &mut [u8], root_tag: u8, root_payload: u64, dict_offset: u64) {
-    out[..8].copy_from_slice(layout::MAGIC);
-    out[8] = layout::MAJOR_VERSION;
-    out[9] = layout::MINOR_VERSION;
-    let end = out.len() as u64;
-    let record = crate::read::header::RootRecord { generation: 1, root: root_payload, dictionary: dict_offset, end, garbage: 0, root_tag };
-    record.write(&mut out[layout::RECORD_A..layout::RECORD_A + layout::RECORD_LEN]);
 }
 
 fn plan(b: &Builder) -> Result<Layout> {
@@ -97,12 +91,7 @@ fn plan(b: &Builder) -> Result<Layout> {
     for (rank, &id) in sorted_keys.iter().enumerate() {
         key_rank[id as usize] = rank as u32;
     }
-    let dict_len = if b.dict.is_empty() {
-        0
-    } else {
-        let bytes: usize = b.dict.iter().map(|k| k.len()).sum();
-        align(16 + 4 * (b.dict.len() + 1) + bytes, 4) + 4 * layout::dictionary_table_size(b.dict.len())
-    };
+    let dict_len = dictionary::canonical_len(b.dict.len(), b.dict.iter().map(|k| k.len()).sum());
 
     let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len, max_rows: 0 };
     let root = n - 1;
@@ -136,9 +125,9 @@ fn plan(b: &Builder) -> Result<Layout> {
                 scalar_width = scalar_width.max(scalar_need(item));
             }
             if tag == tag::OBJECT {
-                key_width = key_width.max(layout::unsigned_width(layout.key_rank[b.keys[c] as usize] as u64));
+                key_width = key_width.max(unsigned_width(layout.key_rank[b.keys[c] as usize] as u64));
             } else if tag == tag::INTMAP {
-                key_width = key_width.max(layout::signed_width(b.keys[c] as i64));
+                key_width = key_width.max(signed_width(b.keys[c] as i64));
             }
         }
         layout.plans.push(Plan { item: i, tag, first, len, scalar_width, has_pointer, key_width });
@@ -161,7 +150,7 @@ fn add_data_block(b: &Builder, layout: &mut Layout, i: usize) -> bool {
                 Some(*acc)
             });
             layout.max_rows = layout.max_rows.max(rows.max().unwrap_or(0));
-            let header = 2 + t.shape.iter().map(|&d| varint_len(d)).sum::<usize>();
+            let header = typed::header_len(t.shape.iter().copied());
             let start = align(layout.data_len + header, t.element.size());
             let count = t.data.len() / t.element.size();
             let mask = if t.mask.is_some() { count.div_ceil(8) } else { 0 };
@@ -186,31 +175,16 @@ fn scalar_need(item: &Item) -> usize {
             NumTy::Exact(ElementType::F32) => 4,
             NumTy::Exact(ElementType::Bool) => 1,
             NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => 8,
-            _ => layout::signed_width(bits as i64),
+            _ => signed_width(bits as i64),
         },
         Item::UInt(_) => 8,
         _ => 1,
     }
 }
 
-/// Geometry of one container at `pos`: (end, slots position, index position).
-fn container_geometry(p: &Plan, pos: usize, width: usize) -> (usize, usize, usize) {
-    let after_header = pos + 1 + varint_len(p.len as u64);
-    let slots = align(after_header + p.len + p.len * p.key_width, width);
-    let mut end = slots + p.len * width;
-    let index = if has_index(p) {
-        let (_, entry) = layout::index_geometry(p.len);
-        let at = align(end, entry);
-        end = at + layout::index_len(p.len);
-        at
-    } else {
-        end
-    };
-    (end, slots, index)
-}
-
-fn has_index(p: &Plan) -> bool {
-    p.tag != tag::ARRAY && p.len > layout::INDEX_THRESHOLD
+/// The canonical shape of a planned container for a pointer width.
+fn shape(p: &Plan, pointer_width: usize) -> Shape {
+    Shape::canonical(p.tag, p.len, slot_width(p, pointer_width), p.key_width)
 }
 
 fn slot_width(p: &Plan, pointer_width: usize) -> usize {
@@ -226,7 +200,7 @@ fn place_containers(_b: &Builder, layout: &mut Layout, start: usize, pointer_wid
     let mut pos = start;
     for p in &layout.plans {
         layout.offsets[p.item] = pos as u64;
-        pos = container_geometry(p, pos, slot_width(p, pointer_width)).0;
+        pos = shape(p, pointer_width).geometry(pos).end;
     }
     pos
 }
@@ -254,87 +228,22 @@ fn slot_of(b: &Builder, layout: &Layout, i: usize) -> (u8, u64) {
     }
 }
 
-fn write_dictionary(b: &Builder, layout: &Layout, out: &mut Vec<u8>) {
-    if b.dict.is_empty() {
-        return;
-    }
-    let count = b.dict.len() as u32;
-    let total: usize = b.dict.iter().map(|k| k.len()).sum();
-    let table_size = layout::dictionary_table_size(b.dict.len());
-    let start = out.len();
-    for field in [count, count, total as u32, table_size as u32] {
-        out.extend_from_slice(&field.to_le_bytes());
-    }
-    let mut offset = 0u32;
-    for &id in &layout.sorted_keys {
-        out.extend_from_slice(&offset.to_le_bytes());
-        offset += b.dict[id as usize].len() as u32;
-    }
-    out.extend_from_slice(&offset.to_le_bytes());
-    for &id in &layout.sorted_keys {
-        out.extend_from_slice(b.dict[id as usize].as_bytes());
-    }
-    out.resize(start + align(out.len() - start, 4), 0);
-    let mut table = vec![0u32; table_size];
-    for (rank, &id) in layout.sorted_keys.iter().enumerate() {
-        let mut bucket = layout::home_bucket(layout::key_hash(b.dict[id as usize].as_bytes()), table_size);
-        while table[bucket] != 0 {
-            bucket = (bucket + 1) & (table_size - 1);
-        }
-        table[bucket] = rank as u32 + 1;
-    }
-    for entry in table {
-        out.extend_from_slice(&entry.to_le_bytes());
-    }
-}
-
 fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize, out: &mut Vec<u8>) {
-    let width = slot_width(p, pointer_width);
-    let pos = out.len();
-    debug_assert_eq!(pos as u64, layout.offsets[p.item]);
-    let (end, slots_at, index_at) = container_geometry(p, pos, width);
-    let mut layout_byte = layout::log2_width(width);
-    if p.key_width > 0 {
-        layout_byte |= layout::log2_width(p.key_width) << container::KEY_WIDTH_SHIFT;
-    }
-    if has_index(p) {
-        layout_byte |= container::HAS_INDEX;
-    }
-    out.push(layout_byte);
-    write_varint(out, p.len as u64);
+    debug_assert_eq!(out.len() as u64, layout.offsets[p.item]);
+    let shape = shape(p, pointer_width);
+    let g = shape.append_to(out);
     let children = p.first..p.first + p.len;
-    out.extend(children.clone().map(|c| slot_of(b, layout, c).0));
-    if p.key_width > 0 {
-        for c in children.clone() {
-            let key = if p.tag == tag::OBJECT { layout.key_rank[b.keys[c] as usize] as u64 } else { b.keys[c] };
-            out.extend_from_slice(&key.to_le_bytes()[..p.key_width]);
-        }
+    for (i, c) in children.clone().enumerate() {
+        let key = match p.tag {
+            tag::OBJECT => layout.key_rank[b.keys[c] as usize] as u64,
+            _ => b.keys[c],
+        };
+        let (t, payload) = slot_of(b, layout, c);
+        g.write_child(out, i, t, key, payload);
     }
-    out.resize(slots_at, 0);
-    for c in children.clone() {
-        let payload = slot_of(b, layout, c).1;
-        out.extend_from_slice(&payload.to_le_bytes()[..width]);
-    }
-    if has_index(p) {
-        out.resize(index_at, 0);
-        write_index(b, p, out);
-    }
-    debug_assert_eq!(out.len(), end);
-}
-
-fn write_index(b: &Builder, p: &Plan, out: &mut Vec<u8>) {
-    let (table, entry) = layout::index_geometry(p.len);
-    let mut slots = vec![0u32; table];
-    for (i, c) in (p.first..p.first + p.len).enumerate() {
-        let h = if p.tag == tag::OBJECT { layout::key_hash(b.dict[b.keys[c] as usize].as_bytes()) } else { b.keys[c] };
-        let mut bucket = layout::home_bucket(h, table);
-        while slots[bucket] != 0 {
-            bucket = (bucket + 1) & (table - 1);
-        }
-        slots[bucket] = i as u32 + 1;
-    }
-    for s in slots {
-        out.extend_from_slice(&s.to_le_bytes()[..entry]);
+    if g.has_index() {
+        let hashes = children.map(|c| if p.tag == tag::OBJECT { hash::key_hash(b.dict[b.keys[c] as usize].as_bytes()) } else { b.keys[c] });
+        hash::fill(&mut out[g.index_at..g.end], g.index_entry as usize, hashes);
     }
 }
 
@@ -346,22 +255,13 @@ fn write_data_block(b: &Builder, item: &Item, out: &mut Vec<u8>) {
         }
         Item::Typed(t) => {
             let t = &b.typed[t];
-            out.push(t.element as u8);
-            let mut rank_byte = t.shape.len() as u8;
-            if t.mask.is_some() {
-                rank_byte |= rank::HAS_MASK;
-            }
-            out.push(rank_byte);
-            for &d in &t.shape {
-                write_varint(out, d);
-            }
-            let at = align(out.len(), t.element.size());
-            out.resize(at, 0);
+            let pos = out.len();
+            out.resize(pos + typed::header_len(t.shape.iter().copied()) + t.element.size(), 0);
+            let data_at = typed::write_header(out, pos, t.element, &t.shape, t.mask.is_some());
+            out.truncate(data_at);
             out.extend_from_slice(&b.tdata[t.data.clone()]);
             if let Some(mask) = &t.mask {
-                for chunk in b.tmask[mask.clone()].chunks(8) {
-                    out.push(chunk.iter().enumerate().fold(0u8, |acc, (i, &m)| acc | (m << i)));
-                }
+                typed::pack_mask(b.tmask[mask.clone()].iter().map(|&m| m != 0), out);
             }
         }
         _ => unreachable!("not a data block"),

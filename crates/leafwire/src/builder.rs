@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 use crate::error::{Category, Error, Result};
-use crate::layout::{ElementType, MAX_RANK};
+use crate::format::{ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The fixed header and its two root records (spec §§2.1–2.2).
 
+use super::{tag, HEADER_LEN, KNOWN_FLAGS, MAGIC, MAJOR_VERSION, MINOR_VERSION, RECORD_A, RECORD_B, RECORD_LEN};
 use crate::error::{Category, Error, Result};
-use crate::layout::{self, HEADER_LEN, RECORD_A, RECORD_B, RECORD_LEN};
 
 /// One root record: which value is the document, and its bookkeeping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,19 +47,19 @@ impl RootRecord {
 /// Checks magic, version and flags, and returns the active root record.
 pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
     if buf.len() < HEADER_LEN {
-        if buf.len() >= 8 && &buf[..8] != layout::MAGIC {
+        if buf.len() >= 8 && &buf[..8] != MAGIC {
             return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
         }
         return Err(Error::malformed(buf.len() as u64, format!("truncated header: {} bytes, need {HEADER_LEN}", buf.len())));
     }
-    if &buf[..8] != layout::MAGIC {
+    if &buf[..8] != MAGIC {
         return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
     }
-    if buf[8] != layout::MAJOR_VERSION {
+    if buf[8] != MAJOR_VERSION {
         return Err(Error::new(Category::Unsupported, format!("format version {}.{} is not supported (this reader reads 1.x)", buf[8], buf[9])).at(8));
     }
     let flags = u16::from_le_bytes([buf[10], buf[11]]);
-    if flags & !layout::KNOWN_FLAGS != 0 {
+    if flags & !KNOWN_FLAGS != 0 {
         return Err(Error::new(Category::Unsupported, format!("unknown feature flags {flags:#06x}")).at(10));
     }
     let a = RootRecord::parse(&buf[RECORD_A..RECORD_A + RECORD_LEN]);
@@ -73,8 +73,18 @@ pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
     if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
         return Err(Error::malformed(RECORD_A as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
     }
-    if record.root_tag > layout::tag::LAST {
+    if record.root_tag > tag::LAST {
         return Err(Error::malformed(RECORD_A as u64, format!("unknown root tag {:#04x}", record.root_tag)));
     }
     Ok(record)
+}
+
+/// Writes a fresh header into `out[..HEADER_LEN]`: magic, version, no flags, `record` as
+/// record A and record B unused (spec §7).
+pub fn write_header(out: &mut [u8], record: &RootRecord) {
+    out[..HEADER_LEN].fill(0);
+    out[..8].copy_from_slice(MAGIC);
+    out[8] = MAJOR_VERSION;
+    out[9] = MINOR_VERSION;
+    record.write(&mut out[RECORD_A..RECORD_A + RECORD_LEN]);
 }
