@@ -1,8 +1,9 @@
-//! The spec's negative test vectors (`spec/vectors/invalid/`, spec §9.1) through the
-//! command: `leafwire validate` fails on each, naming the byte offset of its `.json`;
-//! `to-json` and `inspect` never panic (the command reports a caught panic as an
-//! "internal error", an uncaught one exits with 101), and `to-json` fails where the rule
-//! is one lazy access checks. A missing or empty directory is a failure.
+//! The spec's negative test vectors (`spec/vectors/invalid/`, spec §9, "Invalid
+//! vectors") through the command: `leafwire validate` fails on each, naming the byte
+//! offset of its `.json`; `to-json` and `inspect` never panic (the command reports a
+//! caught panic as an "internal error", an uncaught one exits with 101), and `to-json`
+//! fails where the rule is one lazy access checks. A missing or empty directory is a
+//! failure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,6 +1,6 @@
-//! The spec's negative test vectors (`spec/vectors/invalid/`, spec §9.1): each `NAME.lw`
-//! breaks one rule of §9 or one limit of §10, and `NAME.json` says which, with the error
-//! category and byte offset `validate` reports. Written by
+//! The spec's negative test vectors (`spec/vectors/invalid/`, spec §9, "Invalid
+//! vectors"): each `NAME.lw` breaks one rule of §9 or one limit of §10, and `NAME.json`
+//! says which, with the error category and byte offset `validate` reports. Written by
 //! `scripts/make_invalid_vectors.py`.
 //!
 //! For every vector: `validate` gives exactly that category and offset; `Editor::new`
