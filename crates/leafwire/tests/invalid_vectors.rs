@@ -10,8 +10,8 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Once;
 use std::path::PathBuf;
+use std::sync::Once;
 
 use leafwire::{Category, Document, Kind, Node};
 use serde_json::Value as Json;
