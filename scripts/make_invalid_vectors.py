@@ -316,6 +316,12 @@ def width_vectors():
     one("container_reserved_layout_bits", rule, "the root array's layout byte has bit 6 set", layout=0x40)
     one("array_key_width", rule, "the root array's layout byte says key width 2 (arrays have none)", layout=0x04)
     one("array_index_bit", rule, "the root array's layout byte has the hash-index bit", layout=0x20)
+    d = dictionary([b"a"])
+    body, at = lay_out([("root", lambda p, at: container(p, [(INT, 1)], OBJECT, keys=[0], k=8, layout=0x0C))],
+                       112 + len(d))
+    vector("object_key_width_8", rule, "Malformed", at["root"],
+           "the root object's layout byte says key width 8 (objects use 1, 2 or 4)",
+           document(d + body, OBJECT, root=at["root"], dictionary=112))
     rule = "§9.3 slot payloads fit the container's width"
     one("f64_in_width_4", rule, "an f64 child in an array of slot width 4", [(F64, 0x3FF80000)], w=4)
     one("f32_in_width_2", rule, "an f32 child in an array of slot width 2", [(F32, 0x3FC0)], w=2)
