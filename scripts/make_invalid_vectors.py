@@ -513,8 +513,8 @@ def typed_vectors():
     one("typed_zero_dim_huge_product", rule + " (§5.2 product of the non-zero dimensions)",
         "an f64 array of shape [0, 2^33, 2^33]: no element, but the non-zero dimensions multiply to 2^66",
         element=F64E, shape=[0, 1 << 33, 1 << 33], raw=b"",
-        note="issue 9: the row stride overflowed (a panic in debug builds); the product of the non-zero "
-             "dimensions must be at most the document length")
+        note="issue 9: the row stride overflowed (a panic in debug builds); the non-zero dimensions "
+             "times the element size must stay below 2^63 bytes, so every stride fits numpy's intp")
     one("typed_data_past_end", rule, "an f64 array of shape [4] with 2 elements of data before end",
         element=F64E, shape=[4], values=[1.5, 2.5])
     one("typed_spare_rows_past_end", rule, "an f64 array of shape [2] with 1000 spare rows past end",

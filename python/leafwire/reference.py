@@ -276,9 +276,9 @@ class _Reader:
         count = math.prod(shape)
         # Every element costs one unit of the budget, and so does every empty list
         # of an empty array, which has no bytes of its own; and no shape may describe
-        # more rows than the document has bytes (§5.2).
+        # more rows than the document has bytes, nor strides of 2^63 bytes (§5.2).
         self.budget -= count if count else math.prod(shape[:shape.index(0)])
-        if self.budget < 0 or math.prod(d for d in shape if d) > len(self.doc):
+        if self.budget < 0 or math.prod(d for d in shape if d) * size >= 1 << 63:
             raise FormatError(p, "typed array larger than the document")
         data = _align(q, size)
         values = list(struct.unpack(f"<{count}{fmt}", self.take(data, count * size)))

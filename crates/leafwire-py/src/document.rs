@@ -81,7 +81,9 @@ impl Document {
 
     pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
         if let Some(path) = file_path(source)? {
-            let mapped = MappedFile::open(&path).map_err(|e| to_py(py, e, Side::Decode))?;
+            // SAFETY: the documented contract of `open(path)` (its docstring, spec §9.1): the
+            // file is not modified or truncated while the document or its arrays are alive.
+            let mapped = unsafe { MappedFile::open(&path) }.map_err(|e| to_py(py, e, Side::Decode))?;
             return Document::from_owner(py, Owner::Mapped(mapped));
         }
         if let Ok(bytes) = source.cast::<PyBytes>() {

@@ -39,6 +39,8 @@ struct Layout {
     dict_len: usize,
     /// The most rows any typed array's shape describes (spec §5.2 bounds it by `end`).
     max_rows: u64,
+    /// Whether a typed array's non-zero dimensions describe 2^63 bytes or more (spec §5.2).
+    strides_overflow: bool,
 }
 
 pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
@@ -55,6 +57,9 @@ pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
         pointer_width *= 2;
     };
     let end = (data_start + layout.data_len) as u64;
+    if layout.strides_overflow {
+        return Err(Error::new(Category::LimitExceeded, "a typed array's non-zero dimensions describe more than 2^63 bytes (spec §5.2)"));
+    }
     if layout.max_rows > end {
         return Err(Error::new(
             Category::LimitExceeded,
@@ -93,7 +98,7 @@ fn plan(b: &Builder) -> Result<Layout> {
     }
     let dict_len = dictionary::canonical_len(b.dict.len(), b.dict.iter().map(|k| k.len()).sum());
 
-    let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len, max_rows: 0 };
+    let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len, max_rows: 0, strides_overflow: false };
     let root = n - 1;
     let mut queue = std::collections::VecDeque::new();
     if is_container(&b.items[root]) {
@@ -150,6 +155,10 @@ fn add_data_block(b: &Builder, layout: &mut Layout, i: usize) -> bool {
                 Some(*acc)
             });
             layout.max_rows = layout.max_rows.max(rows.max().unwrap_or(0));
+            let nonzero = t.shape.iter().fold(1u64, |acc, &d| acc.saturating_mul(d.max(1)));
+            if !typed::strides_fit(nonzero, t.element) {
+                layout.strides_overflow = true;
+            }
             let header = typed::header_len(t.shape.iter().copied());
             let start = align(layout.data_len + header, t.element.size());
             let count = t.data.len() / t.element.size();

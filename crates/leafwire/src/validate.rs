@@ -193,8 +193,8 @@ impl<'a> Validator<'a> {
         }
         for i in 0..c.count {
             let (t, payload) = c.child(buf, i)?;
-            if tag::is_pointer(t) && payload < HEADER_LEN as u64 {
-                return Err(Error::malformed(pos, format!("child {i} points into the header")));
+            if tag::is_pointer(t) && (payload < HEADER_LEN as u64 || payload >= buf.len() as u64) {
+                return Err(Error::malformed(pos, format!("child {i} points outside the document (offset {payload})")));
             }
             if t == tag::UINT && payload <= i64::MAX as u64 {
                 return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));

@@ -110,7 +110,7 @@ impl Dict {
         }
         // In bounds: parse checked that capacity + 1 offsets fit, and id < count ≤ capacity.
         let (start, end) = (self.offset(buf, id as usize), self.offset(buf, id as usize + 1));
-        if start > end || self.bytes_at + end > self.table_at {
+        if start > end || end > self.bytes_capacity as usize {
             return Err(bad_offsets(self.offsets_at + 4 * id as usize, id, start, end));
         }
         Ok(&buf[self.bytes_at + start..self.bytes_at + end])

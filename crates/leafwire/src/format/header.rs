@@ -46,6 +46,12 @@ impl RootRecord {
 
 /// Checks magic, version and flags, and returns the active root record.
 pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
+    active_record(buf).map(|(record, _)| record)
+}
+
+/// Checks magic, version and flags, and returns the active root record with its position
+/// (`RECORD_A` or `RECORD_B`): errors in a record's fields are reported there.
+pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     if buf.len() < HEADER_LEN {
         if buf.len() >= 8 && &buf[..8] != MAGIC {
             return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
@@ -64,19 +70,28 @@ pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
     }
     let a = RootRecord::parse(&buf[RECORD_A..RECORD_A + RECORD_LEN]);
     let b = RootRecord::parse(&buf[RECORD_B..RECORD_B + RECORD_LEN]);
-    let record = match (a, b) {
-        (Some(a), Some(b)) => if b.generation > a.generation { b } else { a },
-        (Some(a), None) => a,
-        (None, Some(b)) => b,
+    let (record, at) = match (a, b) {
+        (Some(a), Some(b)) => if b.generation > a.generation { (b, RECORD_B) } else { (a, RECORD_A) },
+        (Some(a), None) => (a, RECORD_A),
+        (None, Some(b)) => (b, RECORD_B),
         (None, None) => return Err(Error::malformed(RECORD_A as u64, "no valid root record (both unused or failing their CRC)")),
     };
     if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
-        return Err(Error::malformed(RECORD_A as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
+        return Err(Error::malformed(at as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
     }
     if record.root_tag > tag::LAST {
-        return Err(Error::malformed(RECORD_A as u64, format!("unknown root tag {:#04x}", record.root_tag)));
+        return Err(Error::malformed(at as u64, format!("unknown root tag {:#04x}", record.root_tag)));
     }
-    Ok(record)
+    // Offsets the record holds must point past the header and before `end`; a bad one is
+    // the record's fault, and is reported there.
+    let inside = |offset: u64| offset >= HEADER_LEN as u64 && offset < record.end;
+    if tag::is_pointer(record.root_tag) && !inside(record.root) {
+        return Err(Error::malformed(at as u64, format!("root offset {} outside the document", record.root)));
+    }
+    if record.dictionary != 0 && !inside(record.dictionary) {
+        return Err(Error::malformed(at as u64, format!("dictionary offset {} outside the document", record.dictionary)));
+    }
+    Ok((record, at))
 }
 
 /// Writes a fresh header into `out[..HEADER_LEN]`: magic, version, no flags, `record` as

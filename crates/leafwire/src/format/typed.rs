@@ -7,9 +7,9 @@ use super::numbers::{checked_align, read_varint, put_varint, varint_len};
 use super::{rank as bits, ElementType, HEADER_LEN, MAX_RANK};
 use crate::error::{Error, Result};
 
-/// A parsed typed array header. `parse` proves data and mask lie inside the buffer and
-/// that every stride fits: the product of the non-zero dimensions is at most the buffer's
-/// length (spec §5.2), so no product of dimensions overflows.
+/// A parsed typed array header. `parse` proves data and mask lie inside the buffer, that
+/// every partial product of the shape is at most the buffer's length, and that every
+/// stride fits (spec §5.2): no product of dimensions overflows.
 #[derive(Debug, Clone)]
 pub struct TypedHeader {
     pub pos: usize,
@@ -42,18 +42,21 @@ impl TypedHeader {
         }
         let mut shape = SmallVec::<[u64; 3]>::new();
         let mut q = pos + 2;
-        let mut nonzero: u64 = 1;
+        let (mut rows, mut nonzero) = (1u64, 1u64);
         for _ in 0..rank {
             let d;
             (d, q) = read_varint(buf, q)?;
-            // The product of the non-zero dimensions bounds every partial product and every
-            // stride, even past a zero dimension ([0, 2^33, 2^33] describes no element but
-            // would overflow a stride).
+            // Every partial product bounds the rows a reader may walk, even when a later
+            // dimension is zero; the product of the non-zero dimensions bounds every stride.
+            rows = rows.saturating_mul(d);
             nonzero = nonzero.saturating_mul(d.max(1));
-            if nonzero > buf.len() as u64 {
-                return Err(malformed(format!("shape describes more rows than the document has bytes (dimension {d})")));
+            if rows > buf.len() as u64 {
+                return Err(malformed(format!("shape has more rows than the document has bytes (dimension {d})")));
             }
             shape.push(d);
+        }
+        if !strides_fit(nonzero, element) {
+            return Err(malformed("the non-zero dimensions describe more than 2^63 bytes: strides would overflow".into()));
         }
         let count: u64 = if shape.contains(&0) { 0 } else { nonzero };
         let mut spare_rows = 0;
@@ -88,6 +91,12 @@ impl TypedHeader {
         let row = if self.shape[0] == 0 { 0 } else { self.count / self.shape[0] as usize };
         self.data_pos + (self.count + self.spare_rows * row) * self.element.size()
     }
+}
+
+/// Whether every stride of a shape whose non-zero dimensions multiply to `nonzero` (a
+/// saturated product) fits a signed 64-bit integer in bytes, numpy's `intp` (spec §5.2).
+pub fn strides_fit(nonzero: u64, element: ElementType) -> bool {
+    nonzero.checked_mul(element.size() as u64).is_some_and(|bytes| bytes < 1 << 63)
 }
 
 /// Length of the header of a typed block of this shape (element, rank, shape varints), before
@@ -139,8 +148,8 @@ mod tests {
     #[test]
     fn a_zero_dimension_does_not_hide_huge_ones() {
         assert!(TypedHeader::parse(&block(&[0, 1 << 33, 1 << 33]), HEADER_LEN as u64).is_err());
-        let h = TypedHeader::parse(&block(&[0, 3]), HEADER_LEN as u64).unwrap();
-        assert_eq!((h.count, h.stride(0)), (0, 3));
+        let h = TypedHeader::parse(&block(&[0, 5, 6, 6]), HEADER_LEN as u64).unwrap();
+        assert_eq!((h.count, h.stride(0)), (0, 180));
     }
 
     #[test]
