@@ -99,7 +99,9 @@ macro_rules! round_trip_with {
     }};
 }
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(|data: &[u8]| common::guard(|| check(data)));
+
+fn check(data: &[u8]) {
     round_trip!(data, Record<'_>);
     round_trip!(data, Shape);
     round_trip!(data, Vec<Shape>);
@@ -114,4 +116,4 @@ fuzz_target!(|data: &[u8]| {
     round_trip!(data, (bool, Option<u8>, String));
     round_trip!(data, serde_json::Value);
     round_trip_with!(data, leafwire::Value, same);
-});
+}

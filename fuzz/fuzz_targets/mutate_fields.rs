@@ -23,7 +23,9 @@ const BUDGET: usize = 50_000;
 const HEADER_LEN: usize = 112;
 const RECORDS: [usize; 2] = [16, 64];
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(|data: &[u8]| common::guard(|| check(data)));
+
+fn check(data: &[u8]) {
     let bytes = AlignedBytes::new(data);
     let validated = leafwire::validate(&bytes);
     if let Ok(doc) = Document::open(&bytes) {
@@ -63,7 +65,7 @@ fuzz_target!(|data: &[u8]| {
     editor.compact().unwrap_or_else(|e| panic!("compact of a validated document failed: {e}"));
     let compacted = leafwire::decode(editor.as_bytes()).expect("decode a compacted document");
     assert!(same(&compacted, &value), "compact changed the value");
-});
+}
 
 // ---- The mutator ---------------------------------------------------------------------
 

@@ -176,3 +176,40 @@ pub fn same(a: &Value, b: &Value) -> bool {
 pub fn shape_rows_exceed_canonical_length(e: &leafwire::Error) -> bool {
     e.category() == leafwire::Category::LimitExceeded && e.message().contains("rows, more than")
 }
+
+/// Panics already recorded under fuzz/regressions/ and not yet fixed, as (file suffix,
+/// line, message). Only `fuzz/campaign.sh` suppresses them (LEAFWIRE_FUZZ_SUPPRESS_KNOWN=1),
+/// so that a frequent known panic does not end every run; the smoke test and `run.sh`
+/// still fail on them. An entry stops matching as soon as the code moves.
+const KNOWN_PANICS: &[(&str, u32, &str)] = &[
+    // Dict::pos underflows building the error for a key id in a document without a
+    // dictionary: fuzz/regressions/raw_walk/dict-pos-underflow.lw.
+    ("src/read/container.rs", 85, "attempt to subtract with overflow"),
+];
+
+thread_local! {
+    static SUPPRESS: bool = std::env::var_os("LEAFWIRE_FUZZ_SUPPRESS_KNOWN").is_some_and(|v| v == "1");
+}
+
+/// Runs a target's body; with LEAFWIRE_FUZZ_SUPPRESS_KNOWN=1, a panic listed in
+/// `KNOWN_PANICS` ends the input quietly instead of the run. Any other panic aborts as
+/// usual (the hook passes it on to libFuzzer's).
+pub fn guard(body: impl FnOnce() + std::panic::UnwindSafe) {
+    if !SUPPRESS.with(|s| *s) {
+        return body();
+    }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let known = info.location().is_some_and(|l| {
+                let message = info.payload_as_str().unwrap_or("");
+                KNOWN_PANICS.iter().any(|&(file, line, m)| l.file().ends_with(file) && l.line() == line && message.contains(m))
+            });
+            if !known {
+                previous(info);
+            }
+        }));
+    });
+    let _ = std::panic::catch_unwind(body);
+}
