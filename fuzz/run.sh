@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for a bounded time: fuzz/run.sh [SECONDS] (default 60 each).
 #
-# Needs only rustup: installs the nightly toolchain and cargo-fuzz when missing, builds
-# the `leafwire` command to make seeds, seeds json_roundtrip with small JSON values cut
-# from ../shared/data/json and open_walk with their Leafwire conversions, then fuzzes
-# each target in turn. Crashes land in fuzz/artifacts/<target>/; logs in fuzz/logs/.
+# Needs only rustup: installs the nightly toolchain and cargo-fuzz when missing, writes
+# the repository's seeds (fuzz/seeds.sh) to fuzz/seeds/, builds the `leafwire` command to
+# add small JSON values cut from ../shared/data/json (json_roundtrip) and their Leafwire
+# conversions (the reader targets), then fuzzes each target in turn from the committed
+# corpus (fuzz/corpus/<target>) and the seeds. New inputs go to fuzz/work/<target>/
+# (not committed); crashes land in fuzz/artifacts/<target>/; logs in fuzz/logs/.
 # Exits non-zero if any target found a crash. CARGO_BUILD_JOBS defaults to 1 (the
 # machine is shared). FUZZ_KEEP_GOING=1 runs libFuzzer in fork mode and keeps fuzzing
 # past crashes, timeouts and OOMs (to find more than the first bug).
@@ -15,8 +17,9 @@ fuzz_dir="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz_dir")"
 data="${LEAFWIRE_DATA:-$root/../shared/data/json}"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
-targets=(open_walk json_roundtrip)
-max_len=8192
+targets=(open_walk mutate_fields raw_walk from_slice editor_ops json_roundtrip)
+readers=(open_walk mutate_fields raw_walk from_slice)
+max_len=16384
 
 # Toolchain: libFuzzer instrumentation needs nightly `-Z` flags.
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
@@ -27,22 +30,13 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 
 # Seeds. Small values only: libFuzzer mutates short inputs far faster.
-json_seeds="$fuzz_dir/corpus/json_roundtrip"
-lw_seeds="$fuzz_dir/corpus/open_walk"
-mkdir -p "$json_seeds" "$lw_seeds" "$fuzz_dir/logs"
+rm -rf "$fuzz_dir/seeds"
+"$fuzz_dir/seeds.sh" "$fuzz_dir/seeds"
+json_seeds="$fuzz_dir/seeds/json_roundtrip"
+lw_seeds="$fuzz_dir/seeds/open_walk"
+mkdir -p "$fuzz_dir/logs"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-
-inline=(
-    'null' 'true' '-0' '-0.0' '1e400' '18446744073709551616' '"\ud83d\ude00 caf\u00e9"'
-    '[1, 2.5, -60.64, 47]' '[[1.5, 2.5], [3.5, 4.5]]' '[[1, 2], [3, 4]]' '[[1, 2.5], [3, 4]]'
-    '[127, -128, 255, 65535, -32769, 4294967296, 9223372036854775807, 9223372036854775808]'
-    '{"a": {"b": [null, true, "x", {}]}, "": [], "~/": 1}' '{"a": 1, "a": 2}'
-    '{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9}'
-)
-for i in "${!inline[@]}"; do
-    printf '%s' "${inline[$i]}" > "$json_seeds/inline-$i.json"
-done
 
 # The `leafwire` command cuts values out of the data and converts seeds; without it
 # (the workspace does not build), fuzzing starts from the inline seeds alone.
@@ -66,10 +60,15 @@ if cargo build --quiet --manifest-path "$root/Cargo.toml" -p leafwire-cli; then
     done
 
     for seed in "$json_seeds"/*.json; do
-        "$leafwire" from-json "$seed" -o "$lw_seeds/$(basename "$seed" .json).lw" 2>/dev/null || true
+        lw="$(basename "$seed" .json).lw"
+        [ -f "$lw_seeds/$lw" ] && continue
+        "$leafwire" from-json "$seed" -o "$scratch/$lw" 2>/dev/null || continue
+        for t in "${readers[@]}"; do
+            cp "$scratch/$lw" "$fuzz_dir/seeds/$t/$lw"
+        done
     done
 else
-    echo "warning: could not build the leafwire command; seeding from inline JSON only" >&2
+    echo "warning: could not build the leafwire command; seeding from the repository only" >&2
 fi
 
 # Fuzz each target in turn.
@@ -82,11 +81,11 @@ fi
 failed=()
 for target in "${targets[@]}"; do
     log="$fuzz_dir/logs/$target.log"
-    mkdir -p "artifacts/$target"
+    mkdir -p "artifacts/$target" "work/$target" "corpus/$target"
     before="$(ls "artifacts/$target" | wc -l)"
     echo "== $target: ${seconds}s"
     status=ok
-    cargo +nightly fuzz run "$target" "corpus/$target" -- \
+    cargo +nightly fuzz run "$target" "work/$target" "corpus/$target" "seeds/$target" -- \
         -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 ${keep_going[@]+"${keep_going[@]}"} > "$log" 2>&1 || status=failed
     found=$(( $(ls "artifacts/$target" | wc -l) - before ))
@@ -97,7 +96,7 @@ for target in "${targets[@]}"; do
     # Fork mode prints no final stats; its last status line has the total.
     runs="$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' \
         || grep -o '^#[0-9]*' "$log" | tail -n 1 | tr -d '#')" || runs='?'
-    echo "   $status; $runs executions; corpus $(find "corpus/$target" -type f | wc -l) inputs"
+    echo "   $status; $runs executions; $(find "work/$target" -type f | wc -l) new inputs in work/$target"
 done
 
 if [ "${#failed[@]}" -gt 0 ]; then
