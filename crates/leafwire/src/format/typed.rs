@@ -64,7 +64,8 @@ impl TypedHeader {
             (spare_rows, q) = read_varint(buf, q)?;
         }
         let size = element.size() as u64;
-        let data_pos = checked_align(q, element.size()).ok_or_else(|| malformed("truncated".into()))?;
+        // The data starts inside the buffer even when it is empty: readers slice from it.
+        let data_pos = checked_align(q, element.size()).filter(|&d| d <= buf.len()).ok_or_else(|| malformed("truncated".into()))?;
         let available = (buf.len() - data_pos.min(buf.len())) as u64;
         let row = if shape[0] == 0 { 0 } else { count / shape[0] };
         let reserved = spare_rows.checked_mul(row).and_then(|r| r.checked_add(count));
