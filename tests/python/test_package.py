@@ -23,10 +23,9 @@ from hypothesis.extra import numpy as hnp
 
 import leafwire
 import leafwire.reference as reference
+from lwcorpus import JSON_FILES, file_id
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "data"
-JSON_FILES = sorted((SHARED / "json").glob("*.json")) + sorted((SHARED / "graphql").glob("*.json"))
 VECTORS = sorted((REPO / "spec" / "vectors").glob("*.lw"))
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
@@ -258,7 +257,7 @@ def test_masked_arrays_from_json():
 
 # ---- the JSON corpus ----
 
-@pytest.mark.parametrize("path", JSON_FILES, ids=[p.name for p in JSON_FILES])
+@pytest.mark.parametrize("path", JSON_FILES, ids=file_id)
 def test_json_corpus_round_trips(path):
     text = path.read_text(encoding="utf-8")
     expected = json.loads(text)
