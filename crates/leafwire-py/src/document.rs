@@ -20,6 +20,7 @@ use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 use crate::arrays;
 use crate::decode::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
+use crate::guard::guarded;
 
 /// What keeps a document's bytes alive and in place.
 enum Owner {
@@ -133,6 +134,7 @@ fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static
     wrap(py, doc, found)
 }
 
+guarded! {
 #[pymethods]
 impl Document {
     /// The root value: a node for containers, a numpy view for a typed array, else a scalar.
@@ -163,8 +165,8 @@ impl Document {
 
     /// Length of the document in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.doc.as_bytes().len()
+    fn nbytes(&self) -> PyResult<usize> {
+        Ok(self.doc.as_bytes().len())
     }
 
     fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -200,9 +202,10 @@ impl Document {
         Self::root(slf)?.call_method0("items")
     }
 
-    fn __repr__(&self) -> String {
-        format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind())
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind()))
     }
+}
 }
 
 // ---- container nodes ----
@@ -226,6 +229,7 @@ impl NodeBase {
     }
 }
 
+guarded! {
 #[pymethods]
 impl NodeBase {
     /// The value at a JSON Pointer relative to this node.
@@ -242,14 +246,15 @@ impl NodeBase {
 
     /// Byte offset of the container in the document.
     #[getter]
-    fn offset(&self) -> u64 {
-        self.node.offset()
+    fn offset(&self) -> PyResult<u64> {
+        Ok(self.node.offset())
     }
 
     #[getter]
-    fn document(&self, py: Python<'_>) -> Py<Document> {
-        self.doc.clone_ref(py)
+    fn document(&self, py: Python<'_>) -> PyResult<Py<Document>> {
+        Ok(self.doc.clone_ref(py))
     }
+}
 }
 
 /// An object or intmap inside an open document: a read-only `collections.abc.Mapping`.
@@ -307,6 +312,7 @@ impl MapNode {
     }
 }
 
+guarded! {
 #[pymethods]
 impl MapNode {
     fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
@@ -362,8 +368,8 @@ impl MapNode {
 
     /// "object" or "intmap".
     #[getter]
-    fn kind(slf: &Bound<'_, Self>) -> &'static str {
-        if Self::base(slf).is_object() { "object" } else { "intmap" }
+    fn kind(slf: &Bound<'_, Self>) -> PyResult<&'static str> {
+        Ok(if Self::base(slf).is_object() { "object" } else { "intmap" })
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -381,8 +387,9 @@ impl MapNode {
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let offset = Self::base(slf).node.offset();
-        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf), offset, Self::__len__(slf)?))
+        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf)?, offset, Self::__len__(slf)?))
     }
+}
 }
 
 /// An array inside an open document: a read-only `collections.abc.Sequence`.
@@ -407,6 +414,7 @@ impl ArrayNode {
     }
 }
 
+guarded! {
 #[pymethods]
 impl ArrayNode {
     fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
@@ -476,8 +484,8 @@ impl ArrayNode {
     }
 
     #[getter]
-    fn kind(&self) -> &'static str {
-        "array"
+    fn kind(&self) -> PyResult<&'static str> {
+        Ok("array")
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -504,6 +512,7 @@ impl ArrayNode {
         Ok(format!("<leafwire array node at offset {} with {} items>", base.node.offset(), base.len(slf.py())?))
     }
 }
+}
 
 // ---- iterators ----
 
@@ -526,10 +535,11 @@ pub struct MapIter {
     what: IterWhat,
 }
 
+guarded! {
 #[pymethods]
 impl MapIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        Ok(slf)
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -556,6 +566,7 @@ impl MapIter {
         }))
     }
 }
+}
 
 #[pyclass(module = "leafwire")]
 pub struct ArrayIter {
@@ -572,10 +583,11 @@ impl ArrayIter {
     }
 }
 
+guarded! {
 #[pymethods]
 impl ArrayIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        Ok(slf)
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -584,4 +596,5 @@ impl ArrayIter {
             Some(node) => Ok(Some(wrap(py, self.doc.bind(py), node.map_err(|e| err(py, e))?)?)),
         }
     }
+}
 }

