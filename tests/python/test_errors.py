@@ -94,3 +94,25 @@ def test_every_public_callable_is_a_guarded_entry_point():
         declared |= set(re.findall(r"^\s*#\[pyfunction\][^{]*?fn\s+(\w+)", text, re.DOTALL | re.MULTILINE))
     compiled = {name for name in dir(_leafwire) if type(getattr(_leafwire, name)).__name__ == "builtin_function_or_method"}
     assert compiled == declared
+
+
+# -- files ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry", [leafwire.open, leafwire.edit], ids=["open", "edit"])
+@pytest.mark.parametrize("as_path", [False, True], ids=["str", "Path"])
+def test_a_missing_file_raises_as_open_does(tmp_path, entry, as_path):
+    missing = tmp_path / "nope.lw"
+    with pytest.raises(FileNotFoundError) as info:
+        entry(missing if as_path else str(missing))
+    with pytest.raises(FileNotFoundError) as builtin:
+        open(missing if as_path else str(missing), "rb")
+    e = info.value
+    assert e.errno == errno.ENOENT and e.filename == str(missing) == builtin.value.filename
+    assert str(e) == str(builtin.value)
+    assert str(missing) in str(e)
+
+
+def test_a_directory_raises_is_a_directory_error(tmp_path):
+    with pytest.raises(IsADirectoryError) as info:
+        leafwire.open(tmp_path)
+    assert info.value.errno == errno.EISDIR and info.value.filename == str(tmp_path)

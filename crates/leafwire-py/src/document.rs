@@ -53,16 +53,37 @@ pub fn buffer_bytes(buffer: &PyUntypedBuffer) -> PyResult<&[u8]> {
 
 /// The path of an existing file when `source` is a path (str or os.PathLike), `None` for
 /// anything else. The file is opened once here so that a missing or unreadable one raises
-/// the precise OSError subclass (FileNotFoundError, PermissionError...).
+/// the precise OSError subclass (FileNotFoundError, PermissionError...) with `errno`,
+/// `strerror` and `filename` set, as `open()` raises it.
 pub fn file_path(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
     if !source.is_instance_of::<PyString>() && !source.hasattr("__fspath__")? {
         return Ok(None);
     }
     let path: PathBuf = source.extract()?;
-    if std::fs::File::open(&path)?.metadata()?.is_dir() {
-        return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!("{} is a directory", path.display())));
+    let is_dir = std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
+    if is_dir {
+        let eisdir: i32 = source.py().import("errno")?.getattr("EISDIR")?.extract()?;
+        return Err(os_error(source, Some(eisdir)));
     }
     Ok(Some(path))
+}
+
+/// `OSError(errno, strerror, filename)`, which Python turns into the subclass for the
+/// errno; `filename` is `os.fspath(source)`, as `open()` gives it.
+#[cold]
+fn os_error(source: &Bound<'_, PyAny>, errno: Option<i32>) -> PyErr {
+    let py = source.py();
+    let made = (|| -> PyResult<PyErr> {
+        let os = py.import("os")?;
+        let filename = os.call_method1("fspath", (source,))?;
+        let Some(errno) = errno else {
+            return Ok(pyo3::exceptions::PyOSError::new_err((format!("cannot open {filename}"),)));
+        };
+        let strerror = os.call_method1("strerror", (errno,))?;
+        let err = py.get_type::<pyo3::exceptions::PyOSError>().call1((errno, strerror, filename))?;
+        Ok(PyErr::from_value(err))
+    })();
+    made.unwrap_or_else(|e| e)
 }
 
 impl Document {
