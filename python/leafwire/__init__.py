@@ -62,8 +62,9 @@ else:
         numpy arrays become typed arrays (C order; non-contiguous arrays are copied).
 
         ``max_depth`` bounds the nesting of lists, tuples and dicts (and of ``default``
-        calls); deeper input -- including a cycle -- raises ``EncodeError``. The core
-        encoder currently caps nesting at 128, so values above 128 do not help yet.
+        calls): ``DEFAULT_MAX_DEPTH`` (128) unless raised, up to ``MAX_DEPTH_CAP`` (1024).
+        Deeper input raises ``EncodeError`` (``category`` ``"depth_limit"``); a list, tuple
+        or dict that contains itself raises ``EncodeError`` (``category`` ``"cycle"``).
 
         An empty numpy array whose shape describes more rows than the document has bytes
         (like ``np.zeros((10**6, 0))``) raises ``EncodeError``: spec §5.2 forbids it so

@@ -116,3 +116,85 @@ def test_a_directory_raises_is_a_directory_error(tmp_path):
     with pytest.raises(IsADirectoryError) as info:
         leafwire.open(tmp_path)
     assert info.value.errno == errno.EISDIR and info.value.filename == str(tmp_path)
+
+
+# -- nesting: cycles and max_depth ----------------------------------------------------------
+
+def _cycles():
+    a = []
+    a.append(a)
+    d = {}
+    d["self"] = d
+    outer = [1, {"x": None}]
+    outer[1]["x"] = outer  # through a dict
+    t = ([],)
+    t[0].append(t)  # a tuple reached through a list
+    deep = []
+    node = deep
+    for _ in range(50):  # a cycle that starts below the root
+        node.append([])
+        node = node[0]
+    node.append(node)
+    return {"list": a, "dict": d, "list-dict": outer, "tuple": t, "deep": deep}
+
+
+@pytest.mark.parametrize("name", list(_cycles()))
+@pytest.mark.parametrize("max_depth", [128, 1024])
+def test_a_cycle_is_reported_as_a_cycle(name, max_depth):
+    value = _cycles()[name]
+    with pytest.raises(leafwire.EncodeError) as info:
+        leafwire.dumps(value, max_depth=max_depth)
+    assert "cycle" in str(info.value) and "contains itself" in str(info.value), str(info.value)
+    assert info.value.category == "cycle"
+
+
+def test_a_cycle_inside_a_subclass_and_through_default():
+    class L(list):
+        pass
+
+    a = L()
+    a.append(a)
+    with pytest.raises(leafwire.EncodeError, match="cycle"):
+        leafwire.dumps(a)
+
+    class Box:
+        pass
+
+    box = Box()
+    with pytest.raises(leafwire.EncodeError, match=r"cycle: a \S*Box contains itself"):
+        leafwire.dumps(box, default=lambda obj: [obj])
+
+
+def test_deep_but_finite_nesting_is_a_depth_error():
+    value = []
+    for _ in range(200):
+        value = [value]
+    with pytest.raises(leafwire.EncodeError) as info:
+        leafwire.dumps(value)
+    assert "nesting deeper than the limit of 128" in str(info.value) and "cycle" not in str(info.value)
+    assert info.value.category == "depth_limit"
+    # The same object twice side by side is not a cycle.
+    shared = [1, 2]
+    assert leafwire.loads(leafwire.dumps([shared, shared, {"a": shared}])) == [[1, 2], [1, 2], {"a": [1, 2]}]
+
+
+@pytest.mark.parametrize("wrap", [lambda v: [v], lambda v: {"k": v}, lambda v: (v,)], ids=["list", "dict", "tuple"])
+def test_max_depth_raises_the_nesting_limit(wrap):
+    value = None
+    for _ in range(500):
+        value = wrap(value)
+    with pytest.raises(leafwire.EncodeError):
+        leafwire.dumps(value)
+    data = leafwire.dumps(value, max_depth=leafwire.MAX_DEPTH_CAP)
+    back = leafwire.loads(data, max_depth=leafwire.MAX_DEPTH_CAP)
+    depth = 0
+    while back is not None:
+        back = back["k"] if isinstance(back, dict) else back[0]
+        depth += 1
+    assert depth == 500
+
+
+def test_the_docstrings_state_the_limit_max_depth_sets():
+    doc = leafwire.dumps.__doc__
+    assert "max_depth" in doc and "MAX_DEPTH_CAP" in doc and "cycle" in doc
+    assert "caps nesting at 128" not in doc and "do not help" not in doc

@@ -24,7 +24,8 @@ pyo3::create_exception!(
     EncodeError,
     PyTypeError,
     "A Python value that cannot be encoded: an unsupported type (without a `default` hook), a \
-     non-str/int dict key, nesting beyond max_depth, NaN or infinity in to_json."
+     non-str/int dict key, nesting beyond max_depth, a list, tuple or dict that contains itself \
+     (category \"cycle\"), NaN or infinity in to_json."
 );
 pyo3::create_exception!(
     leafwire,
