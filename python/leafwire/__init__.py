@@ -16,6 +16,11 @@ bignum), ``float``, ``str``, ``bytes`` (also from ``bytearray``/``memoryview``),
 and numpy arrays of bool, int8..int64, uint8..uint64, float32, float64 (typed arrays, N-d
 shape kept). numpy scalars encode as their value (float32 stays f32, read back as float).
 
+numpy is optional (``pip install leafwire[numpy]``) and imported only when needed: without
+it everything works except reading typed arrays as numpy arrays, which raises
+``ModuleNotFoundError``; ``loads(data, arrays="list")`` and ``.to_python(arrays="list")``
+read them as lists.
+
 The compiled extension (``leafwire._leafwire``) does the work; ``leafwire.reference`` is
 an independent pure-Python reader and is importable without it.
 """

@@ -198,3 +198,82 @@ def test_the_docstrings_state_the_limit_max_depth_sets():
     doc = leafwire.dumps.__doc__
     assert "max_depth" in doc and "MAX_DEPTH_CAP" in doc and "cycle" in doc
     assert "caps nesting at 128" not in doc and "do not help" not in doc
+
+
+# -- numpy is optional ------------------------------------------------------------------------
+
+# Runs in a fresh interpreter in which `import numpy` fails, as if it were not installed.
+WITHOUT_NUMPY = textwrap.dedent(
+    r"""
+    import sys
+
+    class NoNumpy:
+        def find_spec(self, name, path=None, target=None):
+            if name == "numpy" or name.startswith("numpy."):
+                raise ImportError(f"No module named {name!r} (hidden by the test)")
+            return None
+
+    sys.meta_path.insert(0, NoNumpy())
+    sys.modules.pop("numpy", None)
+
+    import leafwire
+
+    class SubList(list):
+        pass
+
+    class SubDict(dict):
+        pass
+
+    value = {"xs": [0.5, 1.5], "sub": SubList([1, SubDict(a=2)]), "t": (1, "x"), "n": None}
+    data = leafwire.dumps(value)
+    assert leafwire.loads(data) == {"xs": [0.5, 1.5], "sub": [1, {"a": 2}], "t": [1, "x"], "n": None}
+
+    typed = leafwire.from_json('{"xs": [0.5, 1.5, 2.5], "name": "mesh"}')
+    assert leafwire.loads(typed, arrays="list") == {"xs": [0.5, 1.5, 2.5], "name": "mesh"}
+    try:
+        leafwire.loads(typed)
+    except ModuleNotFoundError as e:
+        assert e.name == "numpy" and 'arrays="list"' in str(e), str(e)
+    else:
+        raise AssertionError("loads with numpy arrays worked without numpy")
+
+    path = sys.argv[1]
+    with open(path, "wb") as f:
+        f.write(typed)
+    doc = leafwire.open(path)
+    assert doc["name"] == "mesh" and len(doc) == 2
+    assert doc.to_python(arrays="list") == {"xs": [0.5, 1.5, 2.5], "name": "mesh"}
+    try:
+        doc["xs"]
+    except ModuleNotFoundError:
+        pass
+    else:
+        raise AssertionError("a numpy view worked without numpy")
+
+    buf = bytearray(typed)
+    with leafwire.edit(buf) as ed:
+        ed.set_element("/xs", 0, 9)
+        ed["name"] = SubList(["a"])
+    assert leafwire.loads(buf, arrays="list") == {"xs": [9.0, 1.5, 2.5], "name": ["a"]}
+
+    assert "numpy" not in sys.modules
+    print("ok")
+    """
+)
+
+
+def test_works_without_numpy(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT_NUMPY, str(tmp_path / "doc.lw")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+
+
+def test_numpy_is_not_imported_by_the_package():
+    code = "import sys, leafwire; leafwire.loads(leafwire.dumps([1, {'a': 2.5}])); print('numpy' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

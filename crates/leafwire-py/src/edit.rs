@@ -100,7 +100,7 @@ fn number(obj: &Bound<'_, PyAny>) -> PyResult<Number> {
         return Ok(Number::Float(obj.extract()?));
     }
     // numpy.bool_ has no __index__, but is the element of bool arrays.
-    if obj.is_instance(&obj.py().import("numpy")?.getattr("bool_")?)? {
+    if crate::arrays::numpy_imported(obj.py()) && obj.is_instance(&obj.py().import("numpy")?.getattr("bool_")?)? {
         return Ok(Number::Int(obj.is_truthy()? as i64));
     }
     if obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")? {

@@ -110,10 +110,13 @@ impl<'a, 'py> Encoder<'a, 'py> {
     }
 
     /// numpy arrays and scalars of the supported dtypes; `false` (nothing written) for
-    /// anything else.
+    /// anything else, and for everything while numpy has not been imported.
     #[inline(never)]
     fn numpy(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<bool> {
         let py = self.py;
+        if !arrays::numpy_imported(py) {
+            return Ok(false);
+        }
         if let Ok(array) = obj.cast::<PyUntypedArray>() {
             return arrays::encode_array(py, array, &mut self.out, &mut self.empty_rows);
         }
