@@ -23,10 +23,9 @@ from hypothesis.extra import numpy as hnp
 
 import leafwire
 import leafwire.reference as reference
+from lwcorpus import JSON_FILES, file_id
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "data"
-JSON_FILES = sorted((SHARED / "json").glob("*.json")) + sorted((SHARED / "graphql").glob("*.json"))
 # When there is none, a placeholder that makes the vector test fail rather than skip.
 VECTORS = sorted((REPO / "spec" / "vectors").glob("*.lw")) or [REPO / "spec" / "vectors" / "NO-VECTORS.lw"]
 
@@ -259,7 +258,7 @@ def test_masked_arrays_from_json():
 
 # ---- the JSON corpus ----
 
-@pytest.mark.parametrize("path", JSON_FILES, ids=[p.name for p in JSON_FILES])
+@pytest.mark.parametrize("path", JSON_FILES, ids=file_id)
 def test_json_corpus_round_trips(path):
     text = path.read_text(encoding="utf-8")
     expected = json.loads(text)

@@ -16,7 +16,8 @@
 //! tuple, str, int (up to u64), float, bool, None and bytes. Anything else — subclasses,
 //! numpy, big integers, non-UTF-8 text, the depth limit — makes `dumps` return `None` and
 //! the caller falls back to the general streaming path (`encode.rs`), which also owns every
-//! error message. The planner runs no Python code (no `default`, no `__eq__`, no
+//! error message. (A cycle ends at the depth limit too; `encode.rs` then names it, so
+//! nothing here looks for cycles.) The planner runs no Python code (no `default`, no `__eq__`, no
 //! allocation of tracked objects that could start the garbage collector), so the objects
 //! cannot change before the writer has copied the strings.
 

@@ -20,6 +20,7 @@ use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 use crate::arrays;
 use crate::decode::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
+use crate::guard::guarded;
 
 /// What keeps a document's bytes alive and in place.
 enum Owner {
@@ -52,16 +53,37 @@ pub fn buffer_bytes(buffer: &PyUntypedBuffer) -> PyResult<&[u8]> {
 
 /// The path of an existing file when `source` is a path (str or os.PathLike), `None` for
 /// anything else. The file is opened once here so that a missing or unreadable one raises
-/// the precise OSError subclass (FileNotFoundError, PermissionError...).
+/// the precise OSError subclass (FileNotFoundError, PermissionError...) with `errno`,
+/// `strerror` and `filename` set, as `open()` raises it.
 pub fn file_path(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
     if !source.is_instance_of::<PyString>() && !source.hasattr("__fspath__")? {
         return Ok(None);
     }
     let path: PathBuf = source.extract()?;
-    if std::fs::File::open(&path)?.metadata()?.is_dir() {
-        return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!("{} is a directory", path.display())));
+    let is_dir = std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
+    if is_dir {
+        let eisdir: i32 = source.py().import("errno")?.getattr("EISDIR")?.extract()?;
+        return Err(os_error(source, Some(eisdir)));
     }
     Ok(Some(path))
+}
+
+/// `OSError(errno, strerror, filename)`, which Python turns into the subclass for the
+/// errno; `filename` is `os.fspath(source)`, as `open()` gives it.
+#[cold]
+fn os_error(source: &Bound<'_, PyAny>, errno: Option<i32>) -> PyErr {
+    let py = source.py();
+    let made = (|| -> PyResult<PyErr> {
+        let os = py.import("os")?;
+        let filename = os.call_method1("fspath", (source,))?;
+        let Some(errno) = errno else {
+            return Ok(pyo3::exceptions::PyOSError::new_err((format!("cannot open {filename}"),)));
+        };
+        let strerror = os.call_method1("strerror", (errno,))?;
+        let err = py.get_type::<pyo3::exceptions::PyOSError>().call1((errno, strerror, filename))?;
+        Ok(PyErr::from_value(err))
+    })();
+    made.unwrap_or_else(|e| e)
 }
 
 impl Document {
@@ -135,6 +157,7 @@ fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static
     wrap(py, doc, found)
 }
 
+guarded! {
 #[pymethods]
 impl Document {
     /// The root value: a node for containers, a numpy view for a typed array, else a scalar.
@@ -165,8 +188,8 @@ impl Document {
 
     /// Length of the document in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.doc.as_bytes().len()
+    fn nbytes(&self) -> PyResult<usize> {
+        Ok(self.doc.as_bytes().len())
     }
 
     fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -202,9 +225,10 @@ impl Document {
         Self::root(slf)?.call_method0("items")
     }
 
-    fn __repr__(&self) -> String {
-        format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind())
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind()))
     }
+}
 }
 
 // ---- container nodes ----
@@ -228,6 +252,7 @@ impl NodeBase {
     }
 }
 
+guarded! {
 #[pymethods]
 impl NodeBase {
     /// The value at a JSON Pointer relative to this node.
@@ -244,14 +269,15 @@ impl NodeBase {
 
     /// Byte offset of the container in the document.
     #[getter]
-    fn offset(&self) -> u64 {
-        self.node.offset()
+    fn offset(&self) -> PyResult<u64> {
+        Ok(self.node.offset())
     }
 
     #[getter]
-    fn document(&self, py: Python<'_>) -> Py<Document> {
-        self.doc.clone_ref(py)
+    fn document(&self, py: Python<'_>) -> PyResult<Py<Document>> {
+        Ok(self.doc.clone_ref(py))
     }
+}
 }
 
 /// An object or intmap inside an open document: a read-only `collections.abc.Mapping`.
@@ -309,6 +335,7 @@ impl MapNode {
     }
 }
 
+guarded! {
 #[pymethods]
 impl MapNode {
     fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
@@ -364,8 +391,8 @@ impl MapNode {
 
     /// "object" or "intmap".
     #[getter]
-    fn kind(slf: &Bound<'_, Self>) -> &'static str {
-        if Self::base(slf).is_object() { "object" } else { "intmap" }
+    fn kind(slf: &Bound<'_, Self>) -> PyResult<&'static str> {
+        Ok(if Self::base(slf).is_object() { "object" } else { "intmap" })
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -383,8 +410,9 @@ impl MapNode {
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let offset = Self::base(slf).node.offset();
-        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf), offset, Self::__len__(slf)?))
+        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf)?, offset, Self::__len__(slf)?))
     }
+}
 }
 
 /// An array inside an open document: a read-only `collections.abc.Sequence`.
@@ -409,6 +437,7 @@ impl ArrayNode {
     }
 }
 
+guarded! {
 #[pymethods]
 impl ArrayNode {
     fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
@@ -478,8 +507,8 @@ impl ArrayNode {
     }
 
     #[getter]
-    fn kind(&self) -> &'static str {
-        "array"
+    fn kind(&self) -> PyResult<&'static str> {
+        Ok("array")
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -506,6 +535,7 @@ impl ArrayNode {
         Ok(format!("<leafwire array node at offset {} with {} items>", base.node.offset(), base.len(slf.py())?))
     }
 }
+}
 
 // ---- iterators ----
 
@@ -528,10 +558,11 @@ pub struct MapIter {
     what: IterWhat,
 }
 
+guarded! {
 #[pymethods]
 impl MapIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        Ok(slf)
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -558,6 +589,7 @@ impl MapIter {
         }))
     }
 }
+}
 
 #[pyclass(module = "leafwire")]
 pub struct ArrayIter {
@@ -574,10 +606,11 @@ impl ArrayIter {
     }
 }
 
+guarded! {
 #[pymethods]
 impl ArrayIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        Ok(slf)
     }
 
     fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -586,4 +619,5 @@ impl ArrayIter {
             Some(node) => Ok(Some(wrap(py, self.doc.bind(py), node.map_err(|e| err(py, e))?)?)),
         }
     }
+}
 }

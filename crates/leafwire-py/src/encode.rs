@@ -29,6 +29,9 @@ pub struct Encoder<'a, 'py> {
     /// text. `keep` holds a reference to each, so no address is reused during the call.
     keys: FxHashMap<usize, KeyId>,
     keep: Vec<Bound<'py, PyString>>,
+    /// The address of the object whose nesting passed `max_depth`, while that error
+    /// unwinds: a container met on the way up with the same address contains itself.
+    too_deep: usize,
 }
 
 /// What an int key or value becomes.
@@ -42,7 +45,16 @@ impl<'a, 'py> Encoder<'a, 'py> {
     pub fn new(py: Python<'py>, default: Option<&'a Bound<'py, PyAny>>, max_depth: usize) -> Self {
         // The core counts containers only, the glue containers and `default` calls: the
         // glue's own check is always the one that fires.
-        Encoder { py, default, max_depth, empty_rows: 0, out: leafwire::Encoder::new(max_depth), keys: FxHashMap::default(), keep: Vec::new() }
+        Encoder {
+            py,
+            default,
+            max_depth,
+            empty_rows: 0,
+            out: leafwire::Encoder::new(max_depth),
+            keys: FxHashMap::default(),
+            keep: Vec::new(),
+            too_deep: 0,
+        }
     }
 
     /// Maps a core error (duplicate key, typed array shape...) to the Python one.
@@ -98,10 +110,13 @@ impl<'a, 'py> Encoder<'a, 'py> {
     }
 
     /// numpy arrays and scalars of the supported dtypes; `false` (nothing written) for
-    /// anything else.
+    /// anything else, and for everything while numpy has not been imported.
     #[inline(never)]
     fn numpy(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<bool> {
         let py = self.py;
+        if !arrays::numpy_imported(py) {
+            return Ok(false);
+        }
         if let Ok(array) = obj.cast::<PyUntypedArray>() {
             return arrays::encode_array(py, array, &mut self.out, &mut self.empty_rows);
         }
@@ -165,16 +180,35 @@ impl<'a, 'py> Encoder<'a, 'py> {
         let Some(default) = self.default else {
             return Err(encode_error(self.py, format!("Type is not Leafwire serializable: {type_name}"), "wrong_type"));
         };
-        let depth = self.enter(depth)?;
+        let depth = self.enter(obj, depth)?;
         let replacement = default.call1((obj,)).map_err(|e| wrap_encode(self.py, e, &format!("default() failed on {type_name}")))?;
-        self.value(&replacement, depth)
+        self.value(&replacement, depth).map_err(|e| self.unwind(obj, e))
     }
 
-    fn enter(&self, depth: usize) -> PyResult<usize> {
+    /// The depth of the children of `obj`, a container (or an object given to `default`)
+    /// at `depth`; the depth error past `max_depth`.
+    #[inline]
+    fn enter(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<usize> {
         if depth >= self.max_depth {
+            self.too_deep = obj.as_ptr() as usize;
             return Err(encode_depth(self.py, self.max_depth));
         }
         Ok(depth + 1)
+    }
+
+    /// `e`, an error from inside `obj`, on its way up. If it is the depth error and `obj`
+    /// is the object that went too deep, `obj` contains itself: that is reported instead.
+    /// Checking only here, as the error unwinds through the objects being encoded, keeps
+    /// cycle detection off the path of every document that has none.
+    #[cold]
+    #[inline(never)]
+    fn unwind(&mut self, obj: &Bound<'py, PyAny>, e: PyErr) -> PyErr {
+        if self.too_deep != obj.as_ptr() as usize {
+            return e;
+        }
+        self.too_deep = 0;
+        let type_name = obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        encode_error(self.py, format!("cycle: a {type_name} contains itself, so it has no finite encoding"), "cycle")
     }
 
     fn string(&mut self, s: &Bound<'py, PyString>) -> PyResult<()> {
@@ -222,31 +256,41 @@ impl<'a, 'py> Encoder<'a, 'py> {
     }
 
     fn list(&mut self, list: &Bound<'py, PyList>, depth: usize) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+        let depth = self.enter(list, depth)?;
         let r = self.out.begin_array();
         self.core(r)?;
         // The iterator re-reads the length at every step, so a `default` hook that mutates
         // the list cannot make it read out of bounds.
         for item in list.iter() {
-            self.value(&item, depth)?;
+            if let Err(e) = self.value(&item, depth) {
+                return Err(self.unwind(list, e));
+            }
         }
         let r = self.out.end();
         self.core(r)
     }
 
     fn tuple(&mut self, tuple: &Bound<'py, PyTuple>, depth: usize) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+        let depth = self.enter(tuple, depth)?;
         let r = self.out.begin_array();
         self.core(r)?;
         for item in tuple.iter_borrowed() {
-            self.value(&item, depth)?;
+            if let Err(e) = self.value(&item, depth) {
+                return Err(self.unwind(tuple, e));
+            }
         }
         let r = self.out.end();
         self.core(r)
     }
 
     fn dict(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<()> {
-        let depth = self.enter(depth)?;
+        let depth = self.enter(dict, depth)?;
+        self.entries(dict, depth).map_err(|e| self.unwind(dict, e))
+    }
+
+    /// The entries of a dict whose children are at `depth`.
+    #[inline]
+    fn entries(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<()> {
         let mut iter = dict.iter();
         let Some((k0, v0)) = iter.next() else {
             let r = self.out.begin_object().and_then(|()| self.out.end());

@@ -1,6 +1,8 @@
 //! `leafwire._leafwire`: the compiled half of the `leafwire` Python package — thin glue
 //! between Python objects and the `leafwire` core crate. The public API is re-exported
 //! (and documented) by `python/leafwire/__init__.py`.
+// `guarded!` (guard.rs) takes one step per token of the signatures of an impl block.
+#![recursion_limit = "1024"]
 
 mod arrays;
 mod decode;
@@ -10,6 +12,7 @@ mod document;
 mod edit;
 mod encode;
 mod errors;
+mod guard;
 mod strings;
 
 use leafwire::json::JsonOptions;
@@ -21,6 +24,7 @@ use pyo3::types::{PyBytes, PyString};
 
 use decode::{Arrays, Decoder};
 use errors::{to_py, Side};
+use guard::guarded;
 
 /// Encoding builds many small vectors and strings (the core's builder, decoded trees);
 /// mimalloc serves them several times faster than the system allocator.
@@ -55,6 +59,7 @@ fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> P
     }
 }
 
+guarded! {
 /// Serializes `obj` to Leafwire bytes.
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default = None, max_depth = 128))]
@@ -150,6 +155,8 @@ fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<document::Documen
     document::Document::open(py, source)
 }
 
+}
+
 #[pymodule]
 fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -170,5 +177,6 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::ArrayNode>()?;
     m.add_function(wrap_pyfunction!(edit::edit, m)?)?;
     m.add_class::<edit::Editor>()?;
+    m.add_function(wrap_pyfunction!(guard::_panic_for_test, m)?)?;
     Ok(())
 }
