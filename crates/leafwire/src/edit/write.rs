@@ -369,16 +369,3 @@ impl Editor {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn aligned_copies_keep_their_geometry() {
-        // Growing with a kept index copies the table as it is: the geometry of the
-        // largest capacity with that table must be the table's own.
-        for (table, entry) in [(16usize, 1usize), (512, 2), (1 << 17, 4)] {
-            let most = crate::format::hash::largest_capacity(table, entry);
-            assert_eq!(crate::format::hash::index_geometry(most), (table, entry));
-        }
-    }
-}

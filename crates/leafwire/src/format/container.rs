@@ -70,10 +70,8 @@ impl Geometry {
             let pos = offset as usize;
             let (layout_byte, count) = (buf[pos], buf[pos + 1] as usize);
             if count < 0x80 && layout_byte & bits::HAS_CAPACITY == 0 && layout_byte_fits(layout_byte, t) {
-                // No overflow: pos + 1 < buf.len() and every term below is at most
-                // 127 × 17 plus an index of 256 one-byte entries.
-                let g = Shape::from_layout_byte(layout_byte, t, count, None).geometry(pos);
-                if g.end <= buf.len() {
+                let shape = Shape::from_layout_byte(layout_byte, t, count, None);
+                if let Some(g) = shape.checked_geometry(pos, 2).filter(|g| g.end <= buf.len()) {
                     return Ok(g);
                 }
             }
@@ -172,7 +170,7 @@ impl Geometry {
     /// The child whose key is `key` (a key id for objects, the integer for intmaps), found
     /// through the hash index when there is one (`hash`: the key's hash, spec §4.1), else by
     /// a scan of at most a few keys.
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, buf: &[u8], key: u64, hash: u64) -> Result<Option<usize>> {
         if !self.has_index() {
             if self.key_width == 1 && self.tag == tag::OBJECT {
@@ -264,42 +262,17 @@ impl Shape {
         1 + super::varint_len(self.count as u64) + self.capacity.map_or(0, |c| super::varint_len(c as u64))
     }
 
-    /// Where the parts lie when the block starts at `pos`. For sizes a writer holds in
-    /// memory (the arithmetic cannot overflow).
+    /// Where the parts lie when the block starts at `pos`, for sizes a writer holds in
+    /// memory (positions that cannot overflow).
     #[inline(always)]
     pub fn geometry(&self, pos: usize) -> Geometry {
-        let cap = self.reserved();
-        let (w, k) = (self.width, self.key_width);
-        let tags_at = pos + if self.capacity.is_none() && self.count < 0x80 { 2 } else { self.header_len() };
-        let keys_at = tags_at + cap;
-        let slots_at = super::align(keys_at + cap * k, w);
-        let mut end = slots_at + cap * w;
-        let (mut index_at, mut index_entry) = (end, 0);
-        if self.indexed {
-            let (table, entry) = hash::index_geometry(cap);
-            index_at = super::align(end, entry);
-            end = index_at + table * entry;
-            index_entry = entry as u8;
-        }
-        Geometry {
-            pos,
-            tag: self.tag,
-            count: self.count,
-            capacity: cap,
-            has_capacity: self.capacity.is_some(),
-            width: w as u8,
-            key_width: k as u8,
-            index_entry,
-            tags_at,
-            keys_at,
-            slots_at,
-            index_at,
-            end,
-        }
+        let header_len = if self.capacity.is_none() && self.count < 0x80 { 2 } else { self.header_len() };
+        self.checked_geometry(pos, header_len).expect("a block held in memory has positions below usize::MAX")
     }
 
-    /// [`Shape::geometry`] for a header read from a document (`header_len` bytes long):
-    /// `None` if a position overflows.
+    /// Where the parts lie when the block starts at `pos` and its header is `header_len`
+    /// bytes long: `None` if a position overflows (sizes read from a document).
+    #[inline(always)]
     fn checked_geometry(&self, pos: usize, header_len: usize) -> Option<Geometry> {
         let cap = self.reserved();
         let (w, k) = (self.width, self.key_width);

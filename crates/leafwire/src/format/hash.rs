@@ -89,7 +89,7 @@ pub fn largest_capacity(table: usize, entry: usize) -> usize {
 /// (the child index or key id plus one) for which `matches(e - 1)` holds, `Ok(None)` at an
 /// empty entry or after a full turn. `matches` may fail (an entry naming a child that does
 /// not exist): its error is returned.
-#[inline]
+#[inline(always)]
 pub fn probe<E>(table: &[u8], entry: usize, hash: u64, mut matches: impl FnMut(usize) -> Result<bool, E>) -> Result<Option<usize>, E> {
     let size = table.len() / entry;
     let mut bucket = home_bucket(hash, size);

@@ -67,7 +67,7 @@ impl TypedHeader {
         // The data starts inside the buffer even when it is empty: readers slice from it.
         let data_pos = checked_align(q, element.size()).filter(|&d| d <= buf.len()).ok_or_else(|| malformed("truncated".into()))?;
         let available = (buf.len() - data_pos.min(buf.len())) as u64;
-        let row = if shape[0] == 0 { 0 } else { count / shape[0] };
+        let row = count.checked_div(shape[0]).unwrap_or(0);
         let reserved = spare_rows.checked_mul(row).and_then(|r| r.checked_add(count));
         let data_len = reserved.and_then(|n| n.checked_mul(size));
         let mask_len = if has_mask { count.div_ceil(8) } else { 0 };
