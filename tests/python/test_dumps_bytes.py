@@ -1,4 +1,4 @@
-"""`dumps` has a fast path (crates/leafwire-py/src/direct.rs) that writes the canonical
+"""`dumps` has a fast path (crates/leafwire-py/src/dumps_fast.rs) that writes the canonical
 layout itself for exact built-in types. Its bytes must equal those of the general path,
 which drives the core's streaming `leafwire::Encoder` (itself tested byte-for-byte against
 `leafwire::encode` in crates/leafwire/tests/encoder.rs).

@@ -1,5 +1,5 @@
-"""`loads` walks the bytes itself (crates/leafwire-py/src/direct_decode.rs) and leaves any
-document it does not like to the general decoder (decode.rs), which owns every error. So:
+"""`loads` walks the bytes itself (crates/leafwire-py/src/loads_fast.rs) and leaves any
+document it does not like to the general decoder (loads_general.rs), which owns every error. So:
 
 - on valid documents, `loads` gives what the reference reader gives (spec vectors, corpus,
   random values);

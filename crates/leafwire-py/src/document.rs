@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use leafwire::{Children, Entries, IntEntries, Kind, MappedFile, Node};
+use leafwire::{Kind, MappedFile, Node};
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -18,9 +18,10 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 
 use crate::arrays;
-use crate::decode::{err, Arrays, Decoder};
+use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
 use crate::guard::guarded;
+use crate::node_iter::{ArrayIter, IterWhat, MapEntries, MapIter};
 
 /// What keeps a document's bytes alive and in place.
 enum Owner {
@@ -538,86 +539,3 @@ impl ArrayNode {
 }
 
 // ---- iterators ----
-
-enum MapEntries {
-    Object(Entries<'static>),
-    IntMap(IntEntries<'static>),
-}
-
-#[derive(Clone, Copy)]
-enum IterWhat {
-    Keys,
-    Values,
-    Items,
-}
-
-#[pyclass(module = "leafwire")]
-pub struct MapIter {
-    doc: Py<Document>,
-    entries: MapEntries,
-    what: IterWhat,
-}
-
-guarded! {
-#[pymethods]
-impl MapIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
-        Ok(slf)
-    }
-
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let (key, node) = match &mut self.entries {
-            MapEntries::Object(e) => match e.next() {
-                None => return Ok(None),
-                Some(entry) => {
-                    let (k, n) = entry.map_err(|e| err(py, e))?;
-                    (PyString::new(py, k).into_any(), n)
-                }
-            },
-            MapEntries::IntMap(e) => match e.next() {
-                None => return Ok(None),
-                Some(entry) => {
-                    let (k, n) = entry.map_err(|e| err(py, e))?;
-                    (k.into_pyobject(py)?.into_any(), n)
-                }
-            },
-        };
-        Ok(Some(match self.what {
-            IterWhat::Keys => key,
-            IterWhat::Values => wrap(py, self.doc.bind(py), node)?,
-            IterWhat::Items => (key, wrap(py, self.doc.bind(py), node)?).into_pyobject(py)?.into_any(),
-        }))
-    }
-}
-}
-
-#[pyclass(module = "leafwire")]
-pub struct ArrayIter {
-    doc: Py<Document>,
-    children: Children<'static>,
-}
-
-impl ArrayIter {
-    fn by_ref<'a, 'py>(&'a mut self, py: Python<'py>) -> impl Iterator<Item = PyResult<Bound<'py, PyAny>>> + 'a
-    where
-        'py: 'a,
-    {
-        std::iter::from_fn(move || self.__next__(py).transpose())
-    }
-}
-
-guarded! {
-#[pymethods]
-impl ArrayIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
-        Ok(slf)
-    }
-
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match self.children.next() {
-            None => Ok(None),
-            Some(node) => Ok(Some(wrap(py, self.doc.bind(py), node.map_err(|e| err(py, e))?)?)),
-        }
-    }
-}
-}

@@ -13,7 +13,7 @@ use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 
-use crate::decode::{err, Arrays, Decoder};
+use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
 use crate::guard::guarded;
 

@@ -7,7 +7,7 @@
 //!    container's own children go to `kids[d + 1]`, so each container's children stay one
 //!    run, and each level list in depth-first order is already the breadth-first order of
 //!    the canonical layout. The sizes of the data blocks are summed.
-//! 2. With the key ranks, widths and offsets then known, the writer (`direct/write.rs`) goes
+//! 2. With the key ranks, widths and offsets then known, the writer (`dumps_fast/write.rs`) goes
 //!    through the levels and writes each byte of the document once, straight into the
 //!    Python `bytes` object. It reads no Python object again, except to copy the content of
 //!    strings and bytes.
@@ -15,8 +15,8 @@
 //! Only exact built-in types are handled: dict (keys all `str`, or all `int`), list,
 //! tuple, str, int (up to u64), float, bool, None and bytes. Anything else — subclasses,
 //! numpy, big integers, non-UTF-8 text, the depth limit — makes `dumps` return `None` and
-//! the caller falls back to the general streaming path (`encode.rs`), which also owns every
-//! error message. (A cycle ends at the depth limit too; `encode.rs` then names it, so
+//! the caller falls back to the general streaming path (`dumps_general.rs`), which also owns every
+//! error message. (A cycle ends at the depth limit too; `dumps_general.rs` then names it, so
 //! nothing here looks for cycles.) The planner runs no Python code (no `default`, no `__eq__`, no
 //! allocation of tracked objects that could start the garbage collector), so the objects
 //! cannot change before the writer has copied the strings.

@@ -10,10 +10,10 @@
 //! It never reports an error. Everything it reads is bounds-checked by the core's parsers
 //! (header, dictionary, container headers, data blocks), child tags and slot widths are
 //! checked as the core's `Container::child` does, the nesting depth is limited as in
-//! `decode.rs`, and the work is charged to the same `Budget`, so a document that shares
+//! `loads_general.rs`, and the work is charged to the same `Budget`, so a document that shares
 //! subtrees cannot make it run for ever. When anything is off (malformed bytes, invalid
 //! UTF-8, a repeated key, the depth limit, the budget, a failed allocation), it gives up,
-//! leaving no exception set, and `loads` runs the general decoder (`decode.rs`) from the
+//! leaving no exception set, and `loads` runs the general decoder (`loads_general.rs`) from the
 //! start, which reports the error with its byte offset. It accepts nothing the general
 //! decoder rejects and builds the same value, so both paths give the same value or error.
 
@@ -25,7 +25,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::arrays;
-use crate::decode::{typed_list, Arrays, Budget, Decoder};
+use crate::loads_general::{typed_list, Arrays, Budget, Decoder};
 use crate::strings::new_str;
 
 extern "C" {

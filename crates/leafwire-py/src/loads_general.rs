@@ -5,7 +5,7 @@
 //! key becomes one interned Python string per call, found again by the address of its
 //! bytes in the dictionary.
 //!
-//! `loads` tries the faster walk of `direct_decode.rs` first and comes here when that walk
+//! `loads` tries the faster walk of `loads_fast.rs` first and comes here when that walk
 //! gives up; errors are reported from here only. Both charge the same `Budget`.
 
 use std::ffi::CString;
