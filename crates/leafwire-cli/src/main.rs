@@ -61,6 +61,7 @@ enum Command {
         /// Leafwire file to read.
         input: PathBuf,
         /// JSON Pointer, e.g. `/statuses/0/user/name`; `""` is the root.
+        #[arg(allow_hyphen_values = true)]
         pointer: String,
     },
     /// Check every rule of the format and print a one-line summary.
@@ -77,8 +78,10 @@ enum Command {
         /// Leafwire file to edit.
         input: PathBuf,
         /// JSON Pointer of the value to set.
+        #[arg(allow_hyphen_values = true)]
         pointer: String,
-        /// The new value, as JSON text.
+        /// The new value, as JSON text (`-7` is a value here, not an option).
+        #[arg(allow_hyphen_values = true)]
         json: String,
     },
     /// Delete the object key or array element at a JSON Pointer, in place (atomically).
@@ -86,6 +89,7 @@ enum Command {
         /// Leafwire file to edit.
         input: PathBuf,
         /// JSON Pointer of the value to remove.
+        #[arg(allow_hyphen_values = true)]
         pointer: String,
     },
     /// Rewrite a file canonically, reclaiming the space edits left behind.

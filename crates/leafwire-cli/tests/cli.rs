@@ -397,3 +397,21 @@ fn set_delete_and_compact_edit_files_in_place() {
     succeed(&["compact", s(&lw)], None);
     assert_eq!(fs::read(&lw).unwrap(), fs::read(&canonical).unwrap());
 }
+
+#[test]
+fn values_and_pointers_may_start_with_a_hyphen() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "hyphen", br#"{"a": 1, "b": [1, "x"], "-k": 3}"#);
+    succeed(&["set", s(&lw), "/a", "-7"], None);
+    succeed(&["set", s(&lw), "/b/0", "-1.5e3"], None);
+    succeed(&["set", s(&lw), "/b/-", "-0"], None);
+    succeed(&["set", s(&lw), "/c", "--", "-2"], None);
+    assert_eq!(succeed(&["get", s(&lw), "/a"], None), "-7\n");
+    assert_eq!(succeed(&["to-json", s(&lw)], None), "{\"a\":-7,\"b\":[-1500.0,\"x\",0],\"-k\":3,\"c\":-2}\n");
+    // A pointer that is not one fails as a pointer, in one line, not as an unknown option.
+    for args in [vec!["get", s(&lw), "-k"], vec!["delete", s(&lw), "-k"], vec!["set", s(&lw), "-k", "1"]] {
+        fail(&args, None, &["-k", "JSON Pointer"]);
+    }
+    succeed(&["delete", s(&lw), "/-k"], None);
+    fail(&["get", s(&lw), "/-k"], None, &["-k"]);
+}
