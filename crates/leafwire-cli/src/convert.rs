@@ -8,6 +8,7 @@ use leafwire::{Category, Node};
 
 use crate::failure::Failure;
 use crate::files::{open_mapped, read_input, write_atomically, write_stdout};
+use crate::pointer;
 
 /// JSON text (a file or stdin) to a Leafwire file. The whole conversion happens before
 /// the output file is created.
@@ -39,7 +40,7 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
 pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
-    let node = doc.pointer(pointer).map_err(|e| Failure::leafwire(input, e))?;
+    let node = pointer::resolve(&doc, input, pointer)?;
     let mut text = Vec::new();
     write_json(&node, &mut text, false, input, Path::new("<stdout>"))?;
     write_stdout(&text)

@@ -10,22 +10,38 @@ use leafwire::Editor;
 
 use crate::failure::Failure;
 use crate::files::{read_input, write_atomically};
+use crate::pointer;
 
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
 /// to the JSON text `json`.
 pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
     let value = leafwire::json::parse(json.as_bytes()).map_err(|e| Failure::new(Path::new("<JSON argument>"), e))?;
-    edit(input, |editor| editor.set(pointer, &value))
+    edit(input, |editor| {
+        let tokens = pointer::tokens(input, pointer)?;
+        if let Some(last) = tokens.last() {
+            // The parent must exist; the last token may name a new key or the array's end.
+            let doc = editor.document().map_err(|e| Failure::leafwire(input, e))?;
+            let parent = pointer::resolve_first(&doc, input, pointer, &tokens, tokens.len() - 1)?;
+            if !pointer::settable(&parent, last) {
+                return Err(pointer::missing(input, &parent, pointer, &tokens, tokens.len() - 1));
+            }
+        }
+        editor.set(pointer, &value).map_err(|e| Failure::leafwire(input, e))
+    })
 }
 
 /// Removes the object key or array element at `pointer`.
 pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
-    edit(input, |editor| editor.delete(pointer))
+    edit(input, |editor| {
+        let doc = editor.document().map_err(|e| Failure::leafwire(input, e))?;
+        pointer::resolve(&doc, input, pointer)?;
+        editor.delete(pointer).map_err(|e| Failure::leafwire(input, e))
+    })
 }
 
-fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> leafwire::Result<()>) -> Result<(), Failure> {
+fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -> Result<(), Failure> {
     let mut editor = Editor::open_file(input).map_err(|e| Failure::leafwire(input, e))?;
-    change(&mut editor).map_err(|e| Failure::leafwire(input, e))?;
+    change(&mut editor)?;
     editor.commit().map_err(|e| Failure::leafwire(input, e))
 }
 

@@ -8,6 +8,7 @@ mod convert;
 mod edit;
 mod failure;
 mod files;
+mod pointer;
 mod report;
 
 use std::path::PathBuf;

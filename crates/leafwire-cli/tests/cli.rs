@@ -415,3 +415,39 @@ fn values_and_pointers_may_start_with_a_hyphen() {
     succeed(&["delete", s(&lw), "/-k"], None);
     fail(&["get", s(&lw), "/-k"], None, &["-k"]);
 }
+
+#[test]
+fn missing_paths_fail_alike_in_get_set_and_delete() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "missing", br#"{"a": 1, "b": {}, "list": [1, "x"], "xs": [0.5, 1.5]}"#);
+    let before = fs::read(&lw).unwrap();
+    let cases = [
+        ("/b/c/d", r#"no "c" in /b (path /b/c/d)"#),
+        ("/list/5/z", r#"no "5" in /list, an array of 2 items (path /list/5/z)"#),
+        ("/list/01/z", r#"no "01" in /list, an array of 2 items (path /list/01/z)"#),
+        ("/xs/2/z", r#"no "2" in /xs, an array of 2 items (path /xs/2/z)"#),
+        ("/xs/1/z", r#"no "z" in /xs/1, which is a float (path /xs/1/z)"#),
+        ("/a/b/c", r#"no "b" in /a, which is an integer (path /a/b/c)"#),
+        ("/nope/x", r#"no "nope" in the root (path /nope/x)"#),
+        ("/a~1b/x", r#"no "a/b" in the root (path /a~1b/x)"#),
+        ("/list/5", r#"no "5" in /list, an array of 2 items (path /list/5)"#),
+        ("/a/b", r#"no "b" in /a, which is an integer (path /a/b)"#),
+        ("nope", r#""nope" is not a JSON Pointer: it must be empty or start with "/""#),
+        ("/b/~2", r#""/b/~2" is not a JSON Pointer: "~" must be followed by "0" or "1""#),
+    ];
+    for (pointer, message) in cases {
+        let expected = format!("leafwire: {}: {message}\n", s(&lw));
+        for args in [vec!["get", s(&lw), pointer], vec!["delete", s(&lw), pointer], vec!["set", s(&lw), pointer, "1"]] {
+            assert_eq!(fail(&args, None, &[]), expected, "{args:?}");
+        }
+    }
+    // A key that is missing only at the end: get and delete fail alike, set adds it.
+    for command in ["get", "delete"] {
+        assert_eq!(fail(&[command, s(&lw), "/b/c"], None, &[]), format!("leafwire: {}: no \"c\" in /b (path /b/c)\n", s(&lw)));
+    }
+    assert_eq!(fs::read(&lw).unwrap(), before);
+    succeed(&["set", s(&lw), "/b/c", "2"], None);
+    succeed(&["set", s(&lw), "/list/2", "3"], None);
+    assert_eq!(succeed(&["get", s(&lw), "/b"], None), "{\"c\":2}\n");
+    assert_eq!(succeed(&["get", s(&lw), "/list"], None), "[1,\"x\",3]\n");
+}
