@@ -99,8 +99,8 @@ fn describe(node: &Node<'_>) -> leafwire::Result<String> {
         Kind::Bool => return Ok(format!("bool {}", node.as_bool()?)),
         Kind::Int => return Ok(format!("int {}", node.as_i64()?)),
         Kind::UInt => return Ok(format!("uint {}", node.as_u64()?)),
-        Kind::F64 => return Ok(format!("f64 {}", node.as_f64()?)),
-        Kind::F32 => return Ok(format!("f32 {}", node.as_f32()?)),
+        Kind::F64 => return Ok(format!("f64 {}", ryu::Buffer::new().format(node.as_f64()?))),
+        Kind::F32 => return Ok(format!("f32 {}", ryu::Buffer::new().format(node.as_f32()?))),
         Kind::String => {
             let s = node.as_str()?;
             let mut preview: String = s.chars().take(PREVIEW_CHARS).collect();

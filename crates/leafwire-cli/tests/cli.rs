@@ -451,3 +451,18 @@ fn missing_paths_fail_alike_in_get_set_and_delete() {
     assert_eq!(succeed(&["get", s(&lw), "/b"], None), "{\"c\":2}\n");
     assert_eq!(succeed(&["get", s(&lw), "/list"], None), "[1,\"x\",3]\n");
 }
+
+#[test]
+fn inspect_prints_floats_in_shortest_round_trip_form() {
+    use leafwire::Value;
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "floats", br#"{"tiny": 5e-324, "huge": 1.7976931348623157e308, "tenth": 0.1, "one": 1.0, "neg": -2.5e-10}"#);
+    let text = succeed(&["inspect", s(&lw)], None);
+    for expected in ["f64 5e-324", "f64 1.7976931348623157e308", "f64 0.1", "f64 1.0", "f64 -2.5e-10"] {
+        assert!(text.lines().any(|l| l.trim_end().ends_with(expected)), "inspect output lacks {expected:?}:\n{text}");
+    }
+    assert!(text.lines().all(|l| l.len() < 100), "a long line:\n{text}");
+    let f32_root = dir.path().join("f32.lw");
+    fs::write(&f32_root, leafwire::encode(&Value::F32(f32::from_bits(1))).unwrap()).unwrap();
+    assert!(succeed(&["inspect", s(&f32_root)], None).contains("root         f32 1e-45\n"));
+}
