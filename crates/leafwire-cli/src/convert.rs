@@ -15,7 +15,7 @@ use crate::pointer;
 pub fn from_json(input: &Path, output: &Path, options: &JsonOptions) -> Result<(), Failure> {
     let json = read_input(input)?;
     let bytes = leafwire::json::from_json_with(&json, options).map_err(|e| Failure::leafwire(input, e))?;
-    write_atomically(output, |w| w.write_all(&bytes).map_err(|e| Failure::new(output, e)))
+    write_atomically(output, Some(input), |w| w.write_all(&bytes).map_err(|e| Failure::new(output, e)))
 }
 
 /// A Leafwire file to JSON text, streamed from the mapped file. With no output file, the
@@ -26,7 +26,7 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
     let root = doc.root();
     match output {
-        Some(output) => write_atomically(output, |w| write_json(&root, w, pretty, input, output)),
+        Some(output) => write_atomically(output, Some(input), |w| write_json(&root, w, pretty, input, output)),
         None => {
             let mut text = Vec::new();
             write_json(&root, &mut text, pretty, input, Path::new("<stdout>"))?;

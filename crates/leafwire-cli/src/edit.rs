@@ -9,7 +9,7 @@ use std::path::Path;
 use leafwire::Editor;
 
 use crate::failure::Failure;
-use crate::files::{read_input, write_atomically};
+use crate::files::{read_input, refuse_read_only, write_atomically};
 use crate::pointer;
 
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
@@ -40,6 +40,9 @@ pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
 }
 
 fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -> Result<(), Failure> {
+    if let Ok(meta) = std::fs::metadata(input) {
+        refuse_read_only(input, &meta)?;
+    }
     let mut editor = Editor::open_file(input).map_err(|e| Failure::leafwire(input, e))?;
     change(&mut editor)?;
     editor.commit().map_err(|e| Failure::leafwire(input, e))
@@ -48,10 +51,14 @@ fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -
 /// Rewrites a document canonically, dropping garbage and spare capacity: into `output`,
 /// or over `input` itself.
 pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
+    // Refuse a read-only file before the work, not after.
+    if let (None, Ok(meta)) = (output, std::fs::metadata(input)) {
+        refuse_read_only(input, &meta)?;
+    }
     let bytes = read_input(input)?;
     leafwire::validate(&bytes).map_err(|e| Failure::leafwire(input, e))?;
     let value = leafwire::decode(&bytes).map_err(|e| Failure::leafwire(input, e))?;
     let canonical = leafwire::encode(&value).map_err(|e| Failure::leafwire(input, e))?;
     let target = output.unwrap_or(input);
-    write_atomically(target, |w| w.write_all(&canonical).map_err(|e| Failure::new(target, e)))
+    write_atomically(target, Some(input), |w| w.write_all(&canonical).map_err(|e| Failure::new(target, e)))
 }

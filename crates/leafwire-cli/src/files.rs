@@ -35,12 +35,26 @@ pub fn open_mapped(path: &Path) -> Result<MappedFile, Failure> {
 /// Writes `path` through `fill` into `PATH.tmp-<pid>`, synced and then renamed over
 /// `path`: readers see the old file or the complete new one, and a failed `fill` leaves
 /// nothing behind.
-pub fn write_atomically(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> Result<(), Failure>) -> Result<(), Failure> {
+///
+/// Permissions: a file being replaced keeps its mode, and a read-only one is refused; a
+/// new file gets the mode of `source` (the file its content comes from, if any), less the
+/// umask, so a conversion never makes a private file readable by others.
+pub fn write_atomically(path: &Path, source: Option<&Path>, fill: impl FnOnce(&mut BufWriter<File>) -> Result<(), Failure>) -> Result<(), Failure> {
+    let mode = output_mode(path, source)?;
     let temp = temp_path(path);
-    let file = OpenOptions::new().write(true).create_new(true).open(&temp).map_err(|e| Failure::new(path, e))?;
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode.create);
+    let file = options.open(&temp).map_err(|e| Failure::new(path, e))?;
     let mut writer = BufWriter::new(file);
     let written = fill(&mut writer).and_then(|()| {
         let file = writer.into_inner().map_err(|e| Failure::new(path, e.into_error()))?;
+        #[cfg(unix)]
+        if let Some(kept) = mode.keep {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(fs::Permissions::from_mode(kept)).map_err(|e| Failure::new(path, e))?;
+        }
         file.sync_all().map_err(|e| Failure::new(path, e))?;
         fs::rename(&temp, path).map_err(|e| Failure::new(path, e))
     });
@@ -49,6 +63,57 @@ pub fn write_atomically(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> 
         let _ = fs::remove_file(&temp);
     }
     written
+}
+
+/// The permission bits of a file written by `write_atomically`.
+struct Mode {
+    /// Asked for when creating the temporary file (the umask then applies).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    create: u32,
+    /// Set exactly before the rename: the mode of the file being replaced.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    keep: Option<u32>,
+}
+
+/// What `path` may be written with: its own mode if it exists (refusing a read-only file
+/// or a directory), else that of a new file; never more than `source` allows.
+fn output_mode(path: &Path, source: Option<&Path>) -> Result<Mode, Failure> {
+    let existing = match fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return Err(Failure::new(path, "is a directory")),
+        Ok(meta) => {
+            refuse_read_only(path, &meta)?;
+            Some(meta)
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Failure::new(path, e)),
+    };
+    let source = source.filter(|s| s.as_os_str() != "-").and_then(|s| fs::metadata(s).ok());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let bits = |meta: &fs::Metadata| meta.permissions().mode() & 0o777;
+        let allowed = source.as_ref().map_or(0o777, bits);
+        match existing {
+            Some(meta) => Ok(Mode { create: bits(&meta) & allowed, keep: Some(bits(&meta) & allowed) }),
+            None => Ok(Mode { create: 0o666 & allowed, keep: None }),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (existing, source);
+        Ok(Mode { create: 0, keep: None })
+    }
+}
+
+/// Fails when `path` (which exists) may not be written: no write permission bit at all
+/// (checked by mode, since root may write anything), or none for this user.
+pub fn refuse_read_only(path: &Path, meta: &fs::Metadata) -> Result<(), Failure> {
+    let denied = meta.permissions().readonly()
+        || (meta.is_file() && matches!(OpenOptions::new().write(true).open(path), Err(e) if e.kind() == io::ErrorKind::PermissionDenied));
+    match denied {
+        true => Err(Failure::new(path, "is read-only; not rewriting it (make it writable first)")),
+        false => Ok(()),
+    }
 }
 
 fn temp_path(path: &Path) -> PathBuf {

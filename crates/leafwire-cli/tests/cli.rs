@@ -466,3 +466,65 @@ fn inspect_prints_floats_in_shortest_round_trip_form() {
     fs::write(&f32_root, leafwire::encode(&Value::F32(f32::from_bits(1))).unwrap()).unwrap();
     assert!(succeed(&["inspect", s(&f32_root)], None).contains("root         f32 1e-45\n"));
 }
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Rewrites keep the file's mode and refuse read-only files; new outputs are never more
+/// open than their source. (Checked by mode bits, so it holds when the tests run as root.)
+#[cfg(unix)]
+#[test]
+fn permissions_are_kept_and_never_widened() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "perm", br#"{"a": [1, "x"], "b": "secret"}"#);
+    succeed(&["set", s(&lw), "/a/-", "2"], None);
+
+    // In place: the mode is kept; a read-only file is refused and left alone.
+    chmod(&lw, 0o640);
+    succeed(&["compact", s(&lw)], None);
+    assert_eq!(mode(&lw), 0o640);
+    succeed(&["set", s(&lw), "/c", "3"], None);
+    assert_eq!(mode(&lw), 0o640);
+    chmod(&lw, 0o444);
+    let before = fs::read(&lw).unwrap();
+    for args in [vec!["compact", s(&lw)], vec!["set", s(&lw), "/a/0", "9"], vec!["delete", s(&lw), "/b"]] {
+        fail(&args, None, &[s(&lw), "read-only"]);
+        assert_eq!((fs::read(&lw).unwrap(), mode(&lw)), (before.clone(), 0o444), "{args:?}");
+    }
+
+    // New outputs take the source's mode (less the umask, which only narrows).
+    chmod(&lw, 0o600);
+    let json = dir.path().join("out.json");
+    let compacted = dir.path().join("out.lw");
+    succeed(&["to-json", s(&lw), "-o", s(&json)], None);
+    succeed(&["compact", s(&lw), "-o", s(&compacted)], None);
+    assert_eq!((mode(&json), mode(&compacted)), (0o600, 0o600));
+    let private_json = dir.path().join("private.json");
+    fs::write(&private_json, b"[1]").unwrap();
+    chmod(&private_json, 0o600);
+    let from_private = dir.path().join("private.lw");
+    succeed(&["from-json", s(&private_json), "-o", s(&from_private)], None);
+    assert_eq!(mode(&from_private), 0o600);
+
+    // Replacing an existing output keeps its mode, narrowed to the source's.
+    chmod(&json, 0o644);
+    succeed(&["to-json", s(&lw), "-o", s(&json)], None);
+    assert_eq!(mode(&json), 0o600);
+    chmod(&lw, 0o644);
+    chmod(&json, 0o640);
+    succeed(&["to-json", s(&lw), "-o", s(&json)], None);
+    assert_eq!(mode(&json), 0o640);
+    chmod(&json, 0o444);
+    fail(&["to-json", s(&lw), "-o", s(&json)], None, &[s(&json), "read-only"]);
+    let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains(".tmp-")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
