@@ -7,25 +7,25 @@ use leafwire::json::{write_json_node, write_json_node_pretty, JsonOptions};
 use leafwire::{Category, Node};
 
 use crate::failure::Failure;
-use crate::files::{open_mapped, read_input, write_atomically, write_stdout};
+use crate::files::{is_std, open_mapped, read_input, write_atomically, write_output, write_stdout};
 use crate::pointer;
 
-/// JSON text (a file or stdin) to a Leafwire file. The whole conversion happens before
+/// JSON text (a file or stdin) to a Leafwire file (or stdout). The whole conversion happens before
 /// the output file is created.
 pub fn from_json(input: &Path, output: &Path, options: &JsonOptions) -> Result<(), Failure> {
     let json = read_input(input)?;
     let bytes = leafwire::json::from_json_with(&json, options).map_err(|e| Failure::leafwire(input, e))?;
-    write_atomically(output, Some(input), |w| w.write_all(&bytes).map_err(|e| Failure::new(output, e)))
+    write_output(output, Some(input), &bytes, true)
 }
 
-/// A Leafwire file to JSON text, streamed from the mapped file. With no output file, the
-/// text is collected first, so a document that fails halfway (a NaN, a bad offset)
+/// A Leafwire file to JSON text, streamed from the mapped file. With no output file (or
+/// `-o -`), the text is collected first, so a document that fails halfway (a NaN, a bad offset)
 /// prints nothing.
 pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
     let root = doc.root();
-    match output {
+    match output.filter(|o| !is_std(o)) {
         Some(output) => write_atomically(output, Some(input), |w| write_json(&root, w, pretty, input, output)),
         None => {
             let mut text = Vec::new();

@@ -3,13 +3,12 @@
 //! or the new one, never a torn file. `compact` rewrites canonically through a temporary
 //! file renamed over the target.
 
-use std::io::Write;
 use std::path::Path;
 
 use leafwire::Editor;
 
 use crate::failure::Failure;
-use crate::files::{read_input, refuse_read_only, write_atomically};
+use crate::files::{is_std, read_input, refuse_read_only, write_output};
 use crate::pointer;
 
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
@@ -39,7 +38,14 @@ pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
     })
 }
 
+/// Opens `input` for editing, makes the change and commits it; `-` edits stdin and writes
+/// the result to stdout.
 fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -> Result<(), Failure> {
+    if is_std(input) {
+        let mut editor = Editor::new(read_input(input)?).map_err(|e| Failure::leafwire(input, e))?;
+        change(&mut editor)?;
+        return write_output(input, None, editor.as_bytes(), true);
+    }
     if let Ok(meta) = std::fs::metadata(input) {
         refuse_read_only(input, &meta)?;
     }
@@ -49,16 +55,18 @@ fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -
 }
 
 /// Rewrites a document canonically, dropping garbage and spare capacity: into `output`,
-/// or over `input` itself.
+/// or over `input` itself (to stdout when either is `-`).
 pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
     // Refuse a read-only file before the work, not after.
-    if let (None, Ok(meta)) = (output, std::fs::metadata(input)) {
-        refuse_read_only(input, &meta)?;
+    if output.is_none() && !is_std(input) {
+        if let Ok(meta) = std::fs::metadata(input) {
+            refuse_read_only(input, &meta)?;
+        }
     }
     let bytes = read_input(input)?;
     leafwire::validate(&bytes).map_err(|e| Failure::leafwire(input, e))?;
     let value = leafwire::decode(&bytes).map_err(|e| Failure::leafwire(input, e))?;
     let canonical = leafwire::encode(&value).map_err(|e| Failure::leafwire(input, e))?;
-    let target = output.unwrap_or(input);
-    write_atomically(target, Some(input), |w| w.write_all(&canonical).map_err(|e| Failure::new(target, e)))
+    // Stdin in, with no output named, goes to stdout.
+    write_output(output.unwrap_or(input), Some(input), &canonical, true)
 }

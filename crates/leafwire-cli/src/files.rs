@@ -3,16 +3,21 @@
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
-use leafwire::MappedFile;
+use leafwire::{AlignedBytes, Document, MappedFile};
 
 use crate::failure::Failure;
 
+/// Whether a path argument means standard input or output.
+pub fn is_std(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 /// Reads a whole file, or stdin for `-`.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
-    if path.as_os_str() == "-" {
+    if is_std(path) {
         let mut bytes = Vec::new();
         io::stdin().lock().read_to_end(&mut bytes).map_err(|e| Failure::new(path, e))?;
         return Ok(bytes);
@@ -20,8 +25,31 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, Failure> {
     fs::read(path).map_err(|e| Failure::new(path, e))
 }
 
-/// Maps a Leafwire file; only the pages actually read are loaded.
-pub fn open_mapped(path: &Path) -> Result<MappedFile, Failure> {
+/// A Leafwire document to read: a mapped file, or stdin read whole into an aligned
+/// buffer (typed arrays need their alignment either way).
+pub enum Input {
+    Mapped(MappedFile),
+    Read(AlignedBytes),
+}
+
+impl Input {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Input::Mapped(file) => file.as_bytes(),
+            Input::Read(bytes) => bytes.as_bytes(),
+        }
+    }
+
+    pub fn document(&self) -> leafwire::Result<Document<'_>> {
+        Document::open(self.as_bytes())
+    }
+}
+
+/// Maps a Leafwire file (only the pages actually read are loaded), or reads stdin for `-`.
+pub fn open_mapped(path: &Path) -> Result<Input, Failure> {
+    if is_std(path) {
+        return Ok(Input::Read(AlignedBytes::new(&read_input(path)?)));
+    }
     // Mapping a directory fails with a puzzling "No such device"; say what it is.
     if path.is_dir() {
         return Err(Failure::new(path, "is a directory"));
@@ -29,7 +57,20 @@ pub fn open_mapped(path: &Path) -> Result<MappedFile, Failure> {
     // SAFETY: the command reads files it is given and writes new versions by renaming a
     // temporary over them, never in place; like every mmap reader (ripgrep, git) it asks
     // that no other program rewrite or truncate the file while it runs (README, spec §9.1).
-    unsafe { MappedFile::open(path) }.map_err(|e| Failure::leafwire(path, e))
+    let file = unsafe { MappedFile::open(path) }.map_err(|e| Failure::leafwire(path, e))?;
+    Ok(Input::Mapped(file))
+}
+
+/// Writes finished bytes to `path` atomically (see `write_atomically`), or to stdout for
+/// `-`. Binary Leafwire is not written to a terminal.
+pub fn write_output(path: &Path, source: Option<&Path>, bytes: &[u8], binary: bool) -> Result<(), Failure> {
+    if !is_std(path) {
+        return write_atomically(path, source, |w| w.write_all(bytes).map_err(|e| Failure::new(path, e)));
+    }
+    if binary && io::stdout().is_terminal() {
+        return Err(Failure::new(Path::new("<stdout>"), "is a terminal; not writing binary Leafwire to it (redirect it, or give -o FILE)"));
+    }
+    write_stdout(bytes)
 }
 
 /// Writes `path` through `fill` into `PATH.tmp-<pid>`, synced and then renamed over

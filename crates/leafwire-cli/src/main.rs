@@ -36,7 +36,7 @@ enum Command {
     FromJson {
         /// JSON file to read, or `-` for stdin.
         input: PathBuf,
-        /// Leafwire file to write.
+        /// Leafwire file to write, or `-` for stdout.
         #[arg(short, long)]
         output: PathBuf,
         /// Deepest nesting accepted.
@@ -48,9 +48,9 @@ enum Command {
     },
     /// Convert a Leafwire file to JSON text (compact unless --pretty).
     ToJson {
-        /// Leafwire file to read.
+        /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
-        /// File to write instead of stdout (written atomically).
+        /// File to write instead of stdout (written atomically); `-` is stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Indent the JSON by two spaces.
@@ -59,7 +59,7 @@ enum Command {
     },
     /// Print the value at a JSON Pointer (RFC 6901) as JSON, reading only its path.
     Get {
-        /// Leafwire file to read.
+        /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
         /// JSON Pointer, e.g. `/statuses/0/user/name`; `""` is the root.
         #[arg(allow_hyphen_values = true)]
@@ -67,7 +67,7 @@ enum Command {
     },
     /// Check every rule of the format and print a one-line summary.
     Validate {
-        /// Leafwire file to read.
+        /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
         /// Deepest nesting accepted.
         #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH_CEILING as i64))]
@@ -76,7 +76,7 @@ enum Command {
     /// Set the value at a JSON Pointer to a JSON value, editing the file in place
     /// (atomically). A missing object key is added; `/-` appends to an array.
     Set {
-        /// Leafwire file to edit.
+        /// Leafwire file to edit, or `-` to edit stdin onto stdout.
         input: PathBuf,
         /// JSON Pointer of the value to set.
         #[arg(allow_hyphen_values = true)]
@@ -87,7 +87,7 @@ enum Command {
     },
     /// Delete the object key or array element at a JSON Pointer, in place (atomically).
     Delete {
-        /// Leafwire file to edit.
+        /// Leafwire file to edit, or `-` to edit stdin onto stdout.
         input: PathBuf,
         /// JSON Pointer of the value to remove.
         #[arg(allow_hyphen_values = true)]
@@ -95,15 +95,15 @@ enum Command {
     },
     /// Rewrite a file canonically, reclaiming the space edits left behind.
     Compact {
-        /// Leafwire file to read.
+        /// Leafwire file to read, or `-` for stdin (then written to stdout).
         input: PathBuf,
-        /// File to write instead of replacing INPUT (written atomically).
+        /// File to write instead of replacing INPUT (written atomically); `-` is stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
     /// Summarize a file: header, dictionary and the top level of the value.
     Inspect {
-        /// Leafwire file to read.
+        /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
     },
 }

@@ -528,3 +528,69 @@ fn permissions_are_kept_and_never_widened() {
     let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains(".tmp-")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// Runs in `cwd` with raw stdout: (success, stdout bytes, stderr).
+fn leafwire_raw(cwd: &Path, args: &[&str], stdin: &[u8]) -> (bool, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leafwire"))
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run leafwire");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    (out.status.success(), out.stdout, String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn dash_is_stdin_and_stdout_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path();
+    let json = br#"{"a": [1, "x"], "xs": [0.5, 1.5], "n": -3}"#;
+    let lw = convert(cwd, "dash", json);
+    let lw_bytes = fs::read(&lw).unwrap();
+    let ok = |args: &[&str], stdin: &[u8]| -> Vec<u8> {
+        let (ok, stdout, stderr) = leafwire_raw(cwd, args, stdin);
+        assert!(ok && stderr.is_empty(), "leafwire {args:?}: {stderr}");
+        stdout
+    };
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    let compact_json = "{\"a\":[1,\"x\"],\"xs\":[0.5,1.5],\"n\":-3}\n";
+
+    // Leafwire from stdin.
+    assert_eq!(text(ok(&["to-json", "-"], &lw_bytes)), compact_json);
+    assert_eq!(text(ok(&["to-json", "-", "-o", "-"], &lw_bytes)), compact_json);
+    assert_eq!(text(ok(&["get", "-", "/xs/1"], &lw_bytes)), "1.5\n");
+    assert_eq!(text(ok(&["get", "-", "/n"], &lw_bytes)), "-3\n");
+    assert!(text(ok(&["validate", "-"], &lw_bytes)).starts_with("<stdin>: valid Leafwire 1.0"));
+    assert!(text(ok(&["inspect", "-"], &lw_bytes)).contains("typed array of f64, shape [2]"));
+
+    // Leafwire to stdout: the same bytes as a file.
+    assert_eq!(ok(&["from-json", "dash.json", "-o", "-"], b""), lw_bytes);
+    assert_eq!(ok(&["from-json", "-", "-o", "-"], json), lw_bytes);
+    assert_eq!(ok(&["compact", "-"], &lw_bytes), lw_bytes);
+    assert_eq!(ok(&["compact", "dash.lw", "-o", "-"], b""), lw_bytes);
+    assert_eq!(text(ok(&["to-json", "dash.lw", "-o", "-"], b"")), compact_json);
+
+    // Edits of stdin go to stdout; the pipe composes.
+    let edited = ok(&["set", "-", "/n", "-4"], &lw_bytes);
+    let edited = ok(&["delete", "-", "/a/0"], &edited);
+    assert_eq!(text(ok(&["to-json", "-"], &edited)), "{\"a\":[\"x\"],\"xs\":[0.5,1.5],\"n\":-4}\n");
+    assert_eq!(fs::read(&lw).unwrap(), lw_bytes);
+
+    // Failures name stdin, print one line and nothing on stdout.
+    for args in [vec!["to-json", "-"], vec!["validate", "-"], vec!["inspect", "-"], vec!["get", "-", "/a"], vec!["compact", "-"], vec!["set", "-", "/a", "1"]] {
+        let (ok, stdout, stderr) = leafwire_raw(cwd, &args, b"not leafwire at all, not even close to a header");
+        assert!(!ok && stdout.is_empty() && stderr.starts_with("leafwire: <stdin>: ") && stderr.matches('\n').count() == 1, "{args:?}: {stderr}");
+    }
+    // No file named "-" (or a temporary for one) was created.
+    let names: Vec<_> = fs::read_dir(cwd).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| !n.starts_with('-')), "{names:?}");
+}
