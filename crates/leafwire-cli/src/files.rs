@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use leafwire::{AlignedBytes, Document, MappedFile};
 
 use crate::failure::Failure;
+use crate::interrupt;
 
 /// Whether a path argument means standard input or output.
 pub fn is_std(path: &Path) -> bool {
@@ -87,7 +88,12 @@ pub fn write_atomically(path: &Path, source: Option<&Path>, fill: impl FnOnce(&m
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode.create);
-    let file = options.open(&temp).map_err(|e| Failure::new(path, e))?;
+    let file = {
+        let mut temporaries = interrupt::temporaries();
+        let file = options.open(&temp).map_err(|e| Failure::new(path, e))?;
+        temporaries.push(temp.clone());
+        file
+    };
     let mut writer = BufWriter::new(file);
     let written = fill(&mut writer).and_then(|()| {
         let file = writer.into_inner().map_err(|e| Failure::new(path, e.into_error()))?;
@@ -97,11 +103,18 @@ pub fn write_atomically(path: &Path, source: Option<&Path>, fill: impl FnOnce(&m
             file.set_permissions(fs::Permissions::from_mode(kept)).map_err(|e| Failure::new(path, e))?;
         }
         file.sync_all().map_err(|e| Failure::new(path, e))?;
-        fs::rename(&temp, path).map_err(|e| Failure::new(path, e))
+        let mut temporaries = interrupt::temporaries();
+        let renamed = fs::rename(&temp, path).map_err(|e| Failure::new(path, e));
+        if renamed.is_ok() {
+            interrupt::forget(&mut temporaries, &temp);
+        }
+        renamed
     });
     if written.is_err() {
         // Best effort: the error being reported matters more than a failed clean-up.
+        let mut temporaries = interrupt::temporaries();
         let _ = fs::remove_file(&temp);
+        interrupt::forget(&mut temporaries, &temp);
     }
     written
 }

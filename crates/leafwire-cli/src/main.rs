@@ -8,6 +8,7 @@ mod convert;
 mod edit;
 mod failure;
 mod files;
+mod interrupt;
 mod pointer;
 mod report;
 
@@ -143,6 +144,8 @@ fn main() -> ExitCode {
     // A panic is a bug; keep its message and location, and report it below as one
     // line like every other failure.
     std::panic::set_hook(Box::new(|info| failure::record_panic(info.to_string())));
+    // An interrupted conversion removes its temporary file before dying of the signal.
+    interrupt::install();
     // Parsing and validation recurse once per nesting level: run on a stack sized for
     // the deepest `--max-depth` allowed, so deep input is an error, never a crash.
     let worker = std::thread::Builder::new().stack_size(WORKER_STACK_BYTES).spawn(move || run(cli.command));

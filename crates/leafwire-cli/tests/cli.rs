@@ -594,3 +594,80 @@ fn dash_is_stdin_and_stdout_everywhere() {
     let names: Vec<_> = fs::read_dir(cwd).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(names.iter().all(|n| !n.starts_with('-')), "{names:?}");
 }
+
+/// JSON text of `n` records, a few dozen bytes each.
+fn big_json(n: usize) -> Vec<u8> {
+    let mut text = String::from("[");
+    for i in 0..n {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(r#"{{"id":{i},"name":"item {i}","tags":["a","b",{i}],"x":{}.5}}"#, i % 1000));
+    }
+    text.push(']');
+    text.into_bytes()
+}
+
+fn temporaries_in(dir: &Path) -> Vec<String> {
+    let names = fs::read_dir(dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned());
+    names.filter(|n| n.contains(".tmp-")).collect()
+}
+
+/// Starts `leafwire args` (made by `args` for an input of `n` records), sends `signal`
+/// once its temporary output file exists, and checks that it died of the signal and left
+/// no temporary behind. Returns false when the command finished before the temporary was
+/// seen (the input was too small to catch it).
+#[cfg(unix)]
+fn interrupted_while_writing(dir: &Path, args: &[&str], signal: &str, number: i32) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leafwire")).args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    loop {
+        if !temporaries_in(dir).is_empty() {
+            break;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "leafwire {args:?} failed");
+            return false;
+        }
+    }
+    let killed = Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    if out.status.success() {
+        return false; // finished between the check and the signal
+    }
+    assert!(out.status.signal() == Some(number) || out.status.code() == Some(128 + number), "leafwire {args:?} {signal}: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert_eq!(temporaries_in(dir), Vec::<String>::new(), "leafwire {args:?} {signal}");
+    true
+}
+
+#[cfg(unix)]
+#[test]
+fn interrupted_conversions_leave_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    fs::create_dir(&work).unwrap();
+    let (json, lw, out) = (dir.path().join("big.json"), dir.path().join("big.lw"), work.join("out"));
+    let mut caught = [false; 3];
+    let mut n = 50_000;
+    for _ in 0..6 {
+        fs::write(&json, big_json(n)).unwrap();
+        succeed(&["from-json", s(&json), "-o", s(&lw)], None);
+        let cases: [(&[&str], &str, i32); 3] = [
+            (&["from-json", s(&json), "-o", s(&out)], "-INT", 2),
+            (&["to-json", s(&lw), "-o", s(&out)], "-INT", 2),
+            (&["to-json", "--pretty", s(&lw), "-o", s(&out)], "-TERM", 15),
+        ];
+        for (i, (args, signal, number)) in cases.iter().enumerate() {
+            if !caught[i] {
+                caught[i] = interrupted_while_writing(&work, args, signal, *number);
+                let _ = fs::remove_file(&out);
+            }
+        }
+        if caught.iter().all(|&c| c) {
+            return;
+        }
+        n *= 2;
+    }
+    panic!("never caught a conversion while it wrote (caught: {caught:?}, last input {n} records)");
+}
