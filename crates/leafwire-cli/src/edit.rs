@@ -9,7 +9,7 @@ use leafwire::Editor;
 
 use crate::failure::Failure;
 use crate::files::{is_std, read_input, refuse_read_only, write_output};
-use crate::pointer;
+use crate::{pointer, typed};
 
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
 /// to the JSON text `json`.
@@ -17,6 +17,7 @@ pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
     let value = leafwire::json::parse(json.as_bytes()).map_err(|e| Failure::new(Path::new("<JSON argument>"), e))?;
     edit(input, |editor| {
         let tokens = pointer::tokens(input, pointer)?;
+        let mut into_typed = None;
         if let Some(last) = tokens.last() {
             // The parent must exist; the last token may name a new key or the array's end.
             let doc = editor.document().map_err(|e| Failure::leafwire(input, e))?;
@@ -24,17 +25,25 @@ pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
             if !pointer::settable(&parent, last) {
                 return Err(pointer::missing(input, &parent, pointer, &tokens, tokens.len() - 1));
             }
+            into_typed = typed::inside(&doc, pointer, &tokens);
         }
-        editor.set(pointer, &value).map_err(|e| Failure::leafwire(input, e))
+        match into_typed {
+            Some(at) => typed::set(editor, input, &at, &value),
+            None => editor.set(pointer, &value).map_err(|e| Failure::leafwire(input, e)),
+        }
     })
 }
 
 /// Removes the object key or array element at `pointer`.
 pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
     edit(input, |editor| {
+        let tokens = pointer::tokens(input, pointer)?;
         let doc = editor.document().map_err(|e| Failure::leafwire(input, e))?;
         pointer::resolve(&doc, input, pointer)?;
-        editor.delete(pointer).map_err(|e| Failure::leafwire(input, e))
+        match typed::inside(&doc, pointer, &tokens) {
+            Some(at) => typed::delete(editor, input, &at),
+            None => editor.delete(pointer).map_err(|e| Failure::leafwire(input, e)),
+        }
     })
 }
 

@@ -11,6 +11,7 @@ mod files;
 mod interrupt;
 mod pointer;
 mod report;
+mod typed;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

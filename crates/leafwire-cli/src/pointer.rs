@@ -116,8 +116,7 @@ pub fn settable(parent: &Node<'_>, token: &Token<'_>) -> bool {
     match parent.kind() {
         Kind::Object => true,
         Kind::IntMap => token.key.parse::<i64>().is_ok(),
-        Kind::Array => token.key == "-" || index(&token.key).zip(parent.len().ok()).is_some_and(|(i, n)| i <= n),
-        Kind::TypedArray => index(&token.key).zip(parent.len().ok()).is_some_and(|(i, n)| i < n),
+        Kind::Array | Kind::TypedArray => token.key == "-" || index(&token.key).zip(parent.len().ok()).is_some_and(|(i, n)| i <= n),
         _ => false,
     }
 }

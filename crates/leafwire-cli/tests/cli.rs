@@ -671,3 +671,49 @@ fn interrupted_conversions_leave_no_temporary_files() {
     }
     panic!("never caught a conversion while it wrote (caught: {caught:?}, last input {n} records)");
 }
+
+#[test]
+fn set_and_delete_reach_into_typed_arrays() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "typed", br#"{"xs": [1.5, 2.5, 3.5, 4.5], "m": [[1.5, 2], [3, 4.25]], "i": [1, 2, 3]}"#);
+    let layout = |pointer: &str| -> String {
+        let text = succeed(&["inspect", s(&lw)], None);
+        let line = text.lines().find(|l| l.trim_start().starts_with(&format!("\"{pointer}\""))).unwrap().to_owned();
+        line.split(", at byte").next().unwrap().split_whitespace().skip(1).collect::<Vec<_>>().join(" ")
+    };
+    // One element in place; the array keeps its layout.
+    succeed(&["set", s(&lw), "/xs/3", "2.5"], None);
+    succeed(&["set", s(&lw), "/m/1/0", "7.5"], None);
+    succeed(&["set", s(&lw), "/i/2", "-100"], None);
+    assert_eq!(succeed(&["get", s(&lw), "/xs/3"], None), "2.5\n");
+    assert_eq!(succeed(&["to-json", s(&lw)], None), "{\"xs\":[1.5,2.5,3.5,2.5],\"m\":[[1.5,2],[7.5,4.25]],\"i\":[1,2,-100]}\n");
+    assert_eq!((layout("xs"), layout("m"), layout("i")), ("typed array of f64, shape [4]".into(), "typed array of f64, shape [2, 2]".into(), "typed array of i8, shape [3]".into()));
+
+    // Values the element type cannot hold, and new elements, re-lay the array out as
+    // from-json would lay out its JSON.
+    succeed(&["set", s(&lw), "/xs/0", "-1"], None);
+    succeed(&["set", s(&lw), "/i/0", "1000"], None);
+    succeed(&["set", s(&lw), "/i/-", "5"], None);
+    succeed(&["set", s(&lw), "/i/4", "6"], None);
+    assert_eq!(succeed(&["get", s(&lw), "/xs"], None), "[-1,2.5,3.5,2.5]\n");
+    assert_eq!(succeed(&["get", s(&lw), "/i"], None), "[1000,2,-100,5,6]\n");
+    assert_eq!((layout("xs"), layout("i")), ("typed array of f64, shape [4]".into(), "typed array of i16, shape [5]".into()));
+    succeed(&["delete", s(&lw), "/xs/1"], None);
+    succeed(&["delete", s(&lw), "/m/0"], None);
+    succeed(&["set", s(&lw), "/i/1", r#""two""#], None);
+    assert_eq!(succeed(&["to-json", s(&lw)], None), "{\"xs\":[-1,3.5,2.5],\"m\":[[7.5,4.25]],\"i\":[1000,\"two\",-100,5,6]}\n");
+    assert_eq!(layout("i"), "array, 5 items");
+    succeed(&["validate", s(&lw)], None);
+
+    // Indexes past the end fail as anywhere else.
+    fail(&["set", s(&lw), "/xs/9", "1"], None, &[r#"no "9" in /xs, an array of 3 items (path /xs/9)"#]);
+    fail(&["set", s(&lw), "/xs/0/0", "1"], None, &[r#"no "0" in /xs/0, which is an integer (path /xs/0/0)"#]);
+    fail(&["delete", s(&lw), "/m/0/2"], None, &[r#"no "2" in /m/0, an array of 2 items (path /m/0/2)"#]);
+
+    // A typed array at the root.
+    let root = dir.path().join("root.lw");
+    fs::write(&root, leafwire::encode(&leafwire::Value::Typed(leafwire::TypedArray::new(leafwire::TypedData::U16(vec![1, 2, 3])))).unwrap()).unwrap();
+    succeed(&["set", s(&root), "/1", "7"], None);
+    assert_eq!(succeed(&["to-json", s(&root)], None), "[1,7,3]\n");
+    assert!(succeed(&["inspect", s(&root)], None).contains("typed array of u16, shape [3]"));
+}
