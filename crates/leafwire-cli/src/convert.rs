@@ -14,7 +14,7 @@ use crate::pointer;
 /// the output file is created.
 pub fn from_json(input: &Path, output: &Path, options: &JsonOptions) -> Result<(), Failure> {
     let json = read_input(input)?;
-    let bytes = leafwire::json::from_json_with(&json, options).map_err(|e| Failure::leafwire(input, e))?;
+    let bytes = leafwire::json::from_json_with(&json, options).map_err(|e| Failure::json(input, e))?;
     write_output(output, Some(input), &bytes, true)
 }
 

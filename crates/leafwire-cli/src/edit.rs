@@ -14,7 +14,7 @@ use crate::{pointer, typed};
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
 /// to the JSON text `json`.
 pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
-    let value = leafwire::json::parse(json.as_bytes()).map_err(|e| Failure::new(Path::new("<JSON argument>"), e))?;
+    let value = leafwire::json::parse(json.as_bytes()).map_err(|e| Failure::json(Path::new("<JSON argument>"), e))?;
     edit(input, |editor| {
         let tokens = pointer::tokens(input, pointer)?;
         let mut into_typed = None;

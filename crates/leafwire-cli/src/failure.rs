@@ -4,6 +4,9 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Mutex;
 
+/// Most digits the JSON reader (jiter) accepts before a number's decimal point.
+pub const MAX_JSON_DIGITS: &str = "4,300";
+
 /// The message of the first panic, kept by the panic hook for `Failure::panicked`.
 static PANIC: Mutex<Option<String>> = Mutex::new(None);
 
@@ -36,6 +39,19 @@ impl Failure {
             None => message,
         };
         Failure { file: Some(name), message }
+    }
+
+    /// An error in JSON text (a file, stdin or a command-line value). The JSON reader
+    /// (jiter) refuses numbers with more than 4,300 digits before the decimal point, as
+    /// Python's `int()` does, and calls that "number out of range": say which limit it is.
+    pub fn json(file: &Path, error: leafwire::Error) -> Failure {
+        let mut failure = Failure::leafwire(file, error);
+        if let Some(rest) = failure.message.strip_prefix("number out of range") {
+            failure.message = format!(
+                "number longer than {MAX_JSON_DIGITS} digits{rest} (the JSON reader's limit; integers up to that size are kept exactly, as bignums)"
+            );
+        }
+        failure
     }
 
     pub fn internal(message: impl fmt::Display) -> Failure {

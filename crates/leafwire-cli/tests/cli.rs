@@ -717,3 +717,25 @@ fn set_and_delete_reach_into_typed_arrays() {
     assert_eq!(succeed(&["to-json", s(&root)], None), "[1,7,3]\n");
     assert!(succeed(&["inspect", s(&root)], None).contains("typed array of u16, shape [3]"));
 }
+
+#[test]
+fn long_integers_up_to_the_json_readers_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let longest = format!("[{}, -{}]", "9".repeat(4300), "1".repeat(4300));
+    let lw = convert(dir.path(), "long", longest.as_bytes());
+    assert_eq!(succeed(&["to-json", s(&lw)], None), format!("{}\n", longest.replace(", ", ",")));
+
+    // One digit more is refused, saying which limit.
+    let too_long = dir.path().join("too_long.json");
+    fs::write(&too_long, format!("[1, {}]", "9".repeat(4301))).unwrap();
+    let out = dir.path().join("too_long.lw");
+    fail(&["from-json", s(&too_long), "-o", s(&out)], None, &[s(&too_long), "longer than 4,300 digits", "line 1 column"]);
+    fail(&["set", s(&lw), "/0", &"7".repeat(4301)], None, &["<JSON argument>", "longer than 4,300 digits"]);
+    fail(&["set", s(&lw), "/0", &format!("{}.5", "7".repeat(5000))], None, &["longer than 4,300 digits"]);
+
+    // Larger bignums written through the library read back whole.
+    let huge = "8".repeat(10_000);
+    let path = dir.path().join("huge.lw");
+    fs::write(&path, leafwire::encode(&leafwire::Value::BigNum(huge.clone())).unwrap()).unwrap();
+    assert_eq!(succeed(&["to-json", s(&path)], None), format!("{huge}\n"));
+}
