@@ -124,7 +124,8 @@ struct Mode {
     /// Asked for when creating the temporary file (the umask then applies).
     #[cfg_attr(not(unix), allow(dead_code))]
     create: u32,
-    /// Set exactly before the rename: the mode of the file being replaced.
+    /// Set exactly before the rename: the mode of the file being replaced (narrowed to
+    /// the source's), which the umask must not change.
     #[cfg_attr(not(unix), allow(dead_code))]
     keep: Option<u32>,
 }
