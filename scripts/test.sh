@@ -4,7 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== Rust: cargo test (release: the corpus tests convert 24 MB of GeoJSON)"
+# The corpus tests (Rust and Python) run on the sample in tests/data/sample, and on the full
+# shared data too when ../shared/data is beside the repository (as in CI).
+if [ -n "${LEAFWIRE_SHARED_DATA:-}" ]; then
+  echo "== corpus: the in-repository sample and the full shared data in $LEAFWIRE_SHARED_DATA"
+elif [ -d ../shared/data ]; then
+  echo "== corpus: the in-repository sample and the full shared data in ../shared/data"
+else
+  echo "== corpus: the in-repository sample only (tests/data/sample); ../shared/data is absent"
+fi
+
+echo "== Rust: cargo test (release: with ../shared/data, the corpus tests convert 24 MB of GeoJSON)"
 cargo test --workspace --release
 
 # Editing past 4 GiB (8-byte offsets) needs ~9 GiB of memory: run it where there is room.

@@ -13,7 +13,7 @@ mod kv;
 mod trees;
 mod workbook;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use harness::{PeerInfo, Plan, Report};
@@ -22,7 +22,9 @@ use harness::{PeerInfo, Plan, Report};
 pub struct Ctx {
     pub plan: Plan,
     pub quick: bool,
-    /// The shared data (`/work/shared/data` unless `--data` says otherwise).
+    /// The data files: `--data`, else `../shared/data` beside the repository, else (for
+    /// `--quick` only) the in-repository sample `tests/data/sample`, which has the same
+    /// layout and file names.
     pub data_dir: PathBuf,
     /// Scratch space for generated files (the columns workload).
     pub work_dir: PathBuf,
@@ -55,6 +57,27 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
+/// `../shared/data` beside the repository; without it, for a quick run, the in-repository
+/// sample (said on stderr); without it, for a full run, exits with a message.
+fn default_data_dir(quick: bool) -> PathBuf {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let shared = repo.join("../shared/data");
+    if shared.is_dir() {
+        return shared;
+    }
+    if quick {
+        let sample = repo.join("tests/data/sample");
+        eprintln!(
+            "leafwire-bench: {} is absent: running on the in-repository sample {} (small cuts of the shared files)",
+            shared.display(),
+            sample.display()
+        );
+        return sample;
+    }
+    eprintln!("leafwire-bench: {} is absent: pass --data DIR (or --quick to run on the in-repository sample)", shared.display());
+    std::process::exit(2)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(command) = args.first() else { usage() };
@@ -72,7 +95,7 @@ fn main() {
     let Some((name, run)) = WORKLOADS.iter().find(|(n, _)| n == command) else { usage() };
     let mut quick = false;
     let mut out = PathBuf::from(format!("{name}.json"));
-    let mut data_dir = PathBuf::from("/work/shared/data");
+    let mut data_dir = None;
     let mut work_dir = PathBuf::from("target/bench-data");
     let mut rest = args[1..].iter();
     while let Some(arg) = rest.next() {
@@ -81,11 +104,12 @@ fn main() {
             "--quick" => quick = true,
             "--full" => quick = false,
             "--out" => out = value(),
-            "--data" => data_dir = value(),
+            "--data" => data_dir = Some(value()),
             "--work" => work_dir = value(),
             _ => usage(),
         }
     }
+    let data_dir = data_dir.unwrap_or_else(|| default_data_dir(quick));
     let ctx = Ctx {
         plan: if quick { Plan::quick() } else { Plan::full() },
         quick,

@@ -16,6 +16,11 @@ bignum), ``float``, ``str``, ``bytes`` (also from ``bytearray``/``memoryview``),
 and numpy arrays of bool, int8..int64, uint8..uint64, float32, float64 (typed arrays, N-d
 shape kept). numpy scalars encode as their value (float32 stays f32, read back as float).
 
+numpy is optional (``pip install leafwire[numpy]``) and imported only when needed: without
+it everything works except reading typed arrays as numpy arrays, which raises
+``ModuleNotFoundError``; ``loads(data, arrays="list")`` and ``.to_python(arrays="list")``
+read them as lists.
+
 The compiled extension (``leafwire._leafwire``) does the work; ``leafwire.reference`` is
 an independent pure-Python reader and is importable without it.
 """
@@ -62,8 +67,9 @@ else:
         numpy arrays become typed arrays (C order; non-contiguous arrays are copied).
 
         ``max_depth`` bounds the nesting of lists, tuples and dicts (and of ``default``
-        calls); deeper input -- including a cycle -- raises ``EncodeError``. The core
-        encoder currently caps nesting at 128, so values above 128 do not help yet.
+        calls): ``DEFAULT_MAX_DEPTH`` (128) unless raised, up to ``MAX_DEPTH_CAP`` (1024).
+        Deeper input raises ``EncodeError`` (``category`` ``"depth_limit"``); a list, tuple
+        or dict that contains itself raises ``EncodeError`` (``category`` ``"cycle"``).
 
         An empty numpy array whose shape describes more rows than the document has bytes
         (like ``np.zeros((10**6, 0))``) raises ``EncodeError``: spec §5.2 forbids it so

@@ -5,13 +5,16 @@ the spec: one small method per block kind, every multi-byte field decoded explic
 little-endian with ``struct``. It is the oracle that the Rust core and the Python
 bindings are diffed against, so it favours clarity over speed.
 
-It is *not* a validator (spec §9). It checks only what it needs to walk the tree: the
-header (§2.1), the root records' CRCs (§2.2), tags and element types, that every read
-lies before ``end``, UTF-8 of the strings it decodes, and a nesting limit (§10). It
-ignores hash indexes (§4.1), spare capacity (§8), padding and reserved bytes. Two guards
-keep hostile input from hanging it: a document cannot yield more values, typed array
-elements and empty rows of empty typed arrays than it has bytes. Only a shared or
-cyclic subtree, or an empty typed array of shape like [2^40, 0], runs into it.
+It rejects every document whose value the rules of spec §9 decide: the header (§2),
+offsets and block bounds, container headers, tags and slot widths, varints, UTF-8,
+bignums, key ids and distinct keys, typed array headers and elements, a tree without
+shared or overlapping blocks, and a nesting limit (§10). It is still not a validator: it
+never reads what a decoder does not need, so hash indexes (§4.1), the dictionary's hash
+table (§6), spare capacity (§8), padding and reserved bytes go unchecked (the negative
+vectors in spec/vectors/invalid/ that break only those say "not read by a decoder"). A
+budget keeps hostile input from hanging it: a document cannot yield more values, typed
+array elements and empty rows of empty typed arrays than it has bytes (only a cyclic or
+shared subtree runs into it before the tree check at the end).
 
 Python mapping: null -> None, false/true -> bool, int/uint/bignum -> int, f64 and f32
 -> float (binary32 widened), string -> str, bytes -> bytes, array -> list, object ->
@@ -40,7 +43,7 @@ ELEMENT_FORMATS = "BbhiqBHIQfd"
 BOOL_ELEMENT, F64_ELEMENT = 0, 10
 
 SIGNED_FORMATS = {1: "b", 2: "h", 4: "i", 8: "q"}  # upper case is the unsigned twin
-BIGNUM_TEXT = re.compile(rb"-?[0-9]+")
+BIGNUM_TEXT = re.compile(rb"-?[1-9][0-9]*")
 
 
 class FormatError(ValueError):
@@ -63,9 +66,14 @@ def loads(data, *, max_depth=MAX_DEPTH):
     reader = _Reader(doc[:end], dictionary, max_depth)  # bytes past `end` are ignored
     try:
         root = reader.slot(record + 8, 8, root_tag)  # §2.2: the root is a slot of width 8
-        return reader.value(root_tag, root, record + 40, 0)
+        value = reader.value(root_tag, root, record + 40, 0)
     except RecursionError:
         raise FormatError(record, "nesting too deep for Python's recursion limit") from None
+    blocks = sorted(reader.blocks)  # §9.9: a tree, so no block is reached twice or overlaps
+    for (_, end), (start, _) in zip(blocks, blocks[1:]):
+        if start < end:
+            raise FormatError(start, "shared or overlapping blocks")
+    return value
 
 
 def _active_record(doc):
@@ -90,6 +98,8 @@ def _active_record(doc):
     dictionary, end, _garbage, root_tag = struct.unpack_from("<QQQB", doc, at + 16)
     if not HEADER_SIZE <= end <= len(doc):
         raise FormatError(at + 24, f"end {end} outside [112, {len(doc)}]")
+    if dictionary and (dictionary % 4 or not HEADER_SIZE <= dictionary < end):
+        raise FormatError(at + 16, f"dictionary offset {dictionary} misplaced")
     return at, dictionary, end, root_tag
 
 
@@ -113,6 +123,7 @@ class _Reader:
         self.dictionary = dictionary
         self.max_depth = max_depth
         self.budget = len(doc)  # values, typed elements and empty rows still allowed
+        self.blocks = []  # (start, end) of every block read
 
     # -- primitive reads: every one is bounds-checked and raises FormatError ------------
 
@@ -137,9 +148,9 @@ class _Reader:
         for i in range(10):
             (byte,) = self.unpack("B", p + i)
             value |= (byte & 0x7F) << (7 * i)
-            if byte < 0x80:
+            if byte < 0x80 and value < 1 << 64:
                 return value, p + i + 1
-        raise FormatError(p, "varint longer than 10 bytes")
+        raise FormatError(p, "varint longer than 10 bytes or over 64 bits")
 
     def utf8(self, p, n):
         try:
@@ -158,6 +169,8 @@ class _Reader:
         self.budget -= 1
         if self.budget < 0:
             raise FormatError(at, "more values than bytes: shared or cyclic subtree")
+        if STRING <= tag <= TYPED and payload < HEADER_SIZE:
+            raise FormatError(at, f"block offset {payload} inside the header")
         if tag == NULL:
             return None
         if tag in (FALSE, TRUE):
@@ -183,6 +196,7 @@ class _Reader:
     def length_prefixed(self, p):
         """§5.1: varint length L, then L bytes; returns (content offset, L)."""
         length, q = self.varint(p)
+        self.blocks.append((p, q + length))
         return q, length
 
     def bignum(self, p):
@@ -191,15 +205,20 @@ class _Reader:
         text = self.take(q, length)
         if not BIGNUM_TEXT.fullmatch(text):
             raise FormatError(q, "malformed bignum text")
-        return int(Decimal(text.decode("ascii")))
+        value = int(Decimal(text.decode("ascii")))
+        if -(1 << 63) <= value < 1 << 64:
+            raise FormatError(p, "bignum inside the 64-bit range")
+        return value
 
     def key(self, key_id, at):
         """§6: the text of dictionary key `key_id`."""
         if self.dictionary == 0:
             raise FormatError(at, "object key but the document has no dictionary")
-        capacity = self.unpack("I", self.dictionary + 4)[0]
+        count, capacity, size = self.unpack("III", self.dictionary)
         offsets = self.dictionary + 16
         start, stop = self.unpack("II", offsets + 4 * key_id)
+        if not (key_id < count <= capacity and start <= stop <= size):
+            raise FormatError(at, f"key id {key_id} is not a key of the dictionary")
         key_bytes = offsets + 4 * (capacity + 1)
         return self.utf8(key_bytes + start, stop - start)
 
@@ -212,6 +231,9 @@ class _Reader:
         k = 0 if tag == ARRAY else 1 << (layout >> 2 & 3)
         n, q = self.varint(p + 1)
         c, q = self.varint(q) if layout & 0x10 else (n, q)
+        if layout & 0xC0 or layout & 0x2C and tag == ARRAY or layout & 0x0C == 0x0C and tag == OBJECT \
+                or not n <= c < 1 << 32:
+            raise FormatError(p, f"invalid container header (layout 0x{layout:02x}, {n} of {c})")
         slots = _align(q + c + c * k, w)
         items = []
         for i in range(n):  # positions n..c-1 are spare capacity
@@ -222,10 +244,16 @@ class _Reader:
             elif tag == INTMAP:
                 items.append(self.integer(q + c + i * k, k, signed=True))
             payload = self.slot(slots + i * w, w, child_tag)
+            if w < {F64: 8, UINT: 8, F32: 4}.get(child_tag, 1) or child_tag == UINT and payload < 1 << 63:
+                raise FormatError(q + i, f"tag 0x{child_tag:02x} in slot width {w}")
             items.append(self.value(child_tag, payload, q + i, depth))
+        self.blocks.append((p, slots + c * w))
         if tag == ARRAY:
             return items
-        return dict(zip(items[0::2], items[1::2]))
+        result = dict(zip(items[0::2], items[1::2]))
+        if len(result) != n:
+            raise FormatError(p, "the same key twice in one container")
+        return result
 
     def typed(self, p):
         """§5.2: an N-dimensional typed array -> nested lists."""
@@ -243,21 +271,26 @@ class _Reader:
             shape.append(dimension)
         if rank & 0x80:
             _spare_rows, q = self.varint(q)  # spare rows follow the data (§8)
+        if rank & 0x40 and (element != F64_ELEMENT or rank & 0x80):
+            raise FormatError(p + 1, "only f64 arrays without a capacity carry a mask")
         count = math.prod(shape)
         # Every element costs one unit of the budget, and so does every empty list
-        # of an empty array, which has no bytes of its own.
+        # of an empty array, which has no bytes of its own; and no shape may describe
+        # more rows than the document has bytes, nor strides of 2^63 bytes (§5.2).
         self.budget -= count if count else math.prod(shape[:shape.index(0)])
-        if self.budget < 0:
+        if self.budget < 0 or math.prod(d for d in shape if d) * size >= 1 << 63:
             raise FormatError(p, "typed array larger than the document")
         data = _align(q, size)
         values = list(struct.unpack(f"<{count}{fmt}", self.take(data, count * size)))
         if element == BOOL_ELEMENT:
-            values = [v != 0 for v in values]
-        if rank & 0x40 and element == F64_ELEMENT:
-            mask = self.take(data + count * size, (count + 7) // 8)
-            for i, v in enumerate(values):
-                if mask[i // 8] >> (i % 8) & 1:
-                    if not math.isfinite(v):
-                        raise FormatError(data + 8 * i, "masked element is not an integer")
-                    values[i] = int(v)
+            if max(values, default=0) > 1:
+                raise FormatError(data, "bool element other than 0 or 1")
+            values = [v == 1 for v in values]
+        mask = self.take(data + count * size, (count + 7) // 8) if rank & 0x40 else b""
+        for i, v in enumerate(values):
+            if mask and mask[i // 8] >> (i % 8) & 1:
+                if not (abs(v) <= 2 ** 53 and v.is_integer()):
+                    raise FormatError(data + 8 * i, "masked element is not an integer")
+                values[i] = int(v)
+        self.blocks.append((p, data + count * size + len(mask)))
         return _nest(values, shape)

@@ -9,8 +9,11 @@ import zlib
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 VECTOR_DIR = REPO / "spec" / "vectors"
+INVALID_DIR = VECTOR_DIR / "invalid"
 
 
 def _load_reference():
@@ -337,8 +340,20 @@ def to_json_model(value):
     return value
 
 
-def vector_paths():
-    return sorted(VECTOR_DIR.glob("*.lw")) if VECTOR_DIR.is_dir() else []
+def vector_paths(directory=VECTOR_DIR):
+    """The .lw vectors of `directory`. When it holds none, one placeholder that does not
+    exist, so that a test parametrized over the vectors fails on it (see `require`)
+    instead of being skipped for an empty parameter set."""
+    return sorted(directory.glob("*.lw")) or [directory / "NO-VECTORS.lw"]
+
+
+def require(path):
+    """Fails with a clear message when `path` is the placeholder of `vector_paths`."""
+    if not path.is_file():
+        how = ("python3 scripts/make_invalid_vectors.py" if path.parent == INVALID_DIR
+               else "REGENERATE=1 cargo test -p leafwire --test vectors")
+        pytest.fail(f"{path.parent} holds no .lw vector ({how} writes them)", pytrace=False)
+    return path
 
 
 def vector_expectation(path):

@@ -1,4 +1,4 @@
-"""`dumps` has a fast path (crates/leafwire-py/src/direct.rs) that writes the canonical
+"""`dumps` has a fast path (crates/leafwire-py/src/dumps_fast.rs) that writes the canonical
 layout itself for exact built-in types. Its bytes must equal those of the general path,
 which drives the core's streaming `leafwire::Encoder` (itself tested byte-for-byte against
 `leafwire::encode` in crates/leafwire/tests/encoder.rs).
@@ -12,17 +12,13 @@ from numeric JSON arrays (spec §11), while `dumps` keeps Python lists generic a
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leafwire
-
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "data"
-JSON_FILES = sorted((SHARED / "json").glob("*.json")) + sorted((SHARED / "graphql").glob("*.json"))
+from lwcorpus import JSON_FILES, file_id
 
 
 class SubDict(dict):
@@ -44,8 +40,7 @@ def assert_same_bytes(value):
     assert leafwire.dumps({"v": value}) == leafwire.dumps(SubDict({"v": value}))
 
 
-@pytest.mark.skipif(not JSON_FILES, reason="../shared/data not present")
-@pytest.mark.parametrize("path", JSON_FILES, ids=[p.name for p in JSON_FILES])
+@pytest.mark.parametrize("path", JSON_FILES, ids=file_id)
 def test_corpus_bytes_match_general_path(path):
     value = json.loads(path.read_text(encoding="utf-8"))
     assert_same_bytes(value)

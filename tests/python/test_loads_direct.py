@@ -1,5 +1,5 @@
-"""`loads` walks the bytes itself (crates/leafwire-py/src/direct_decode.rs) and leaves any
-document it does not like to the general decoder (decode.rs), which owns every error. So:
+"""`loads` walks the bytes itself (crates/leafwire-py/src/loads_fast.rs) and leaves any
+document it does not like to the general decoder (loads_general.rs), which owns every error. So:
 
 - on valid documents, `loads` gives what the reference reader gives (spec vectors, corpus,
   random values);
@@ -14,7 +14,6 @@ import math
 import random
 import struct
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,11 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import leafwire
+from lwcorpus import JSON_FILES, file_id
 from lwvectors import ARRAY, INT, header, reference, root_record, same, vector_expectation, vector_paths
-
-REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO.parent / "shared" / "data"
-JSON_FILES = sorted((SHARED / "json").glob("*.json")) + sorted((SHARED / "graphql").glob("*.json"))
 
 
 def outcome(decode, data):
@@ -76,8 +72,7 @@ def test_spec_vectors_decode_as_the_general_decoder_does(path):
         assert same(to_plain(leafwire.loads(data)), to_plain(leafwire.open(data).to_python()))
 
 
-@pytest.mark.skipif(not JSON_FILES, reason="../shared/data not present")
-@pytest.mark.parametrize("path", JSON_FILES, ids=[p.name for p in JSON_FILES])
+@pytest.mark.parametrize("path", JSON_FILES, ids=file_id)
 def test_corpus(path):
     text = path.read_bytes()
     value = json.loads(text)

@@ -10,7 +10,7 @@ import pytest
 from lwvectors import (
     BOOL, F32_ELEMENT, F64_ELEMENT, I16, I64, I8, U16, U64_ELEMENT, U8, Float32, IntMap,
     Typed, align, encode, expected, keyhash, header, home_bucket, index_geometry, reference,
-    root_record, same, to_json_model, vector_expectation, vector_paths, widen_f32,
+    require, root_record, same, to_json_model, vector_expectation, vector_paths, widen_f32,
 )
 
 FormatError = reference.FormatError
@@ -395,14 +395,10 @@ def test_vector_expectation_formats(tmp_path):
 
 # -- spec/vectors -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", vector_paths() or [None],
-                         ids=lambda p: p.stem if p else "no-vectors")
+@pytest.mark.parametrize("path", vector_paths(), ids=lambda p: p.stem)
 def test_vectors(path):
-    if path is None:
-        pytest.skip("spec/vectors/*.lw not generated yet (the Rust encoder writes them)")
-    expectation = vector_expectation(path)
-    if expectation is None:
-        pytest.skip(f"{path.name} has neither a .json nor a .txt expectation")
+    expectation = vector_expectation(require(path))
+    assert expectation is not None, f"{path.name} has neither a .json nor a .txt expectation"
     want, is_json = expectation
     got = loads(path.read_bytes())
     if is_json:

@@ -64,25 +64,40 @@ const PEERS: &[Entry] = &[
 ];
 
 /// Type each pointer token by the container it indexes in `reference`.
+///
+/// The pointers name values of the shared files. In a shorter cut of a file (the
+/// in-repository sample that `--quick` uses without ../shared/data), the path keeps to the
+/// file instead: an index past the end (or a key, in an array) becomes the last index, a
+/// missing key the last key; the path stops at a scalar, and goes on through last children
+/// down to a scalar. On the shared files it is the pointer, unchanged.
 fn path_in(reference: &Value, pointer: &str) -> Path {
     let mut steps = Vec::new();
     let mut at = reference;
-    for token in pointer.split('/').skip(1) {
-        let token = token.replace("~1", "/").replace("~0", "~");
+    let mut tokens = pointer.split('/').skip(1).map(|t| Some(t.replace("~1", "/").replace("~0", "~")));
+    loop {
+        let token = tokens.next().unwrap_or(None);
         match at {
-            Value::Array(items) => {
-                let i: usize = token.parse().expect("array index in pointer");
+            Value::Array(items) if !items.is_empty() => {
+                let i = token.and_then(|t| t.parse::<usize>().ok()).unwrap_or(usize::MAX).min(items.len() - 1);
                 at = &items[i];
                 steps.push(Step::Index(i));
             }
-            Value::Object(map) => {
-                at = &map[&token];
-                steps.push(Step::Key(token));
+            Value::Object(map) if !map.is_empty() => {
+                let key = token.filter(|t| map.contains_key(t)).unwrap_or_else(|| map.keys().last().expect("not empty").clone());
+                at = &map[&key];
+                steps.push(Step::Key(key));
             }
-            _ => panic!("pointer {pointer} goes through a scalar"),
+            _ => break,
         }
     }
-    Path { pointer: pointer.to_string(), steps }
+    let pointer = steps
+        .iter()
+        .map(|s| match s {
+            Step::Index(i) => format!("/{i}"),
+            Step::Key(k) => format!("/{}", k.replace('~', "~0").replace('/', "~1")),
+        })
+        .collect();
+    Path { pointer, steps }
 }
 
 fn load(ctx: &Ctx, rel: &str) -> Dataset {

@@ -8,6 +8,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value as Json;
 
+/// The JSON corpora: the in-repository sample, and the full shared data when present.
+#[path = "../../leafwire/tests/common/corpus.rs"]
+mod corpus;
+
 struct Run {
     ok: bool,
     stdout: String,
@@ -50,10 +54,6 @@ fn fail(args: &[&str], stdin: Option<&[u8]>, mentions: &[&str]) -> String {
     run.stderr
 }
 
-fn shared_json(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/json").join(name)
-}
-
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
@@ -90,8 +90,10 @@ const ROUND_TRIPS: &[&str] = &[
 fn json_round_trips_through_leafwire() {
     let dir = tempfile::tempdir().unwrap();
     let mut cases: Vec<(String, Vec<u8>)> = ROUND_TRIPS.iter().enumerate().map(|(i, j)| (format!("inline{i}"), j.as_bytes().to_vec())).collect();
-    for name in ["github_events.json", "twitter.json", "numbers.json", "canada.json"] {
-        cases.push((name.to_owned(), fs::read(shared_json(name)).unwrap()));
+    for corpus in corpus::corpora() {
+        for name in ["github_events.json", "twitter.json", "numbers.json", "canada.json"] {
+            cases.push((format!("{}-{name}", corpus.name), corpus.json(name)));
+        }
     }
     for (name, json) in &cases {
         let expected: Json = serde_json::from_slice(json).unwrap();
@@ -128,20 +130,27 @@ fn stdin_input() {
 
 #[test]
 fn get_reads_pointers() {
+    for corpus in corpus::corpora() {
+        get_reads_pointers_in(&corpus.json("twitter.json"));
+    }
+}
+
+fn get_reads_pointers_in(json: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
-    let json = fs::read(shared_json("twitter.json")).unwrap();
-    let expected: Json = serde_json::from_slice(&json).unwrap();
-    let lw = convert(dir.path(), "twitter", &json);
+    let expected: Json = serde_json::from_slice(json).unwrap();
+    let n = expected["statuses"].as_array().unwrap().len();
+    assert!(n >= 10, "twitter.json has {n} statuses");
+    let lw = convert(dir.path(), "twitter", json);
     let pointers = [
-        "/statuses/0/user/screen_name",
-        "/statuses/3/entities/hashtags",
-        "/statuses/17/user/entities/description/urls",
-        "/statuses/99/metadata/iso_language_code",
-        "/statuses/42/id",
-        "/search_metadata",
-        "/search_metadata/count",
+        "/statuses/0/user/screen_name".to_owned(),
+        "/statuses/3/entities/hashtags".to_owned(),
+        "/statuses/7/user/entities/description/urls".to_owned(),
+        format!("/statuses/{}/metadata/iso_language_code", n - 1),
+        format!("/statuses/{}/id", n / 2),
+        "/search_metadata".to_owned(),
+        "/search_metadata/count".to_owned(),
     ];
-    for pointer in pointers {
+    for pointer in &pointers {
         let out = succeed(&["get", s(&lw), pointer], None);
         assert!(out.ends_with('\n'));
         let got: Json = serde_json::from_str(&out).unwrap();
@@ -150,7 +159,8 @@ fn get_reads_pointers() {
     let root: Json = serde_json::from_str(&succeed(&["get", s(&lw), ""], None)).unwrap();
     assert_eq!(root, expected);
 
-    let absent = ["/statuses/0/no_such_key", "/statuses/100", "/statuses/x", "/search_metadata/count/deeper", "no-slash", "/statuses/01"];
+    let past_end = format!("/statuses/{n}");
+    let absent = ["/statuses/0/no_such_key", &past_end, "/statuses/x", "/search_metadata/count/deeper", "no-slash", "/statuses/01"];
     for pointer in absent {
         fail(&["get", s(&lw), pointer], None, &[pointer, s(&lw)]);
     }
@@ -241,7 +251,7 @@ fn damaged_files_fail_with_byte_offsets() {
 #[test]
 fn validate_summarizes_a_good_file() {
     let dir = tempfile::tempdir().unwrap();
-    let json = fs::read(shared_json("twitter.json")).unwrap();
+    let json = corpus::corpora()[0].json("twitter.json");
     let lw = convert(dir.path(), "twitter", &json);
     let line = succeed(&["validate", s(&lw)], None);
     assert_eq!(line.matches('\n').count(), 1, "{line}");

@@ -1,12 +1,20 @@
 //! Typed arrays ↔ numpy: zero-copy read-only views over a document's bytes, owned copies,
 //! and numpy arrays and scalars → the streaming `leafwire::Encoder`.
+//!
+//! numpy is optional, as for orjson, and imported lazily. Encoding looks for numpy objects
+//! only once something has imported numpy (no numpy object can exist before), and reading a
+//! typed array as a numpy array imports it, raising `ModuleNotFoundError` with what to do
+//! instead when it is not installed. Nothing here touches numpy's C API before one of
+//! those checks: rust-numpy panics when the API cannot be loaded.
 
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use leafwire::{ElementType, TypedRef};
 use numpy::npyffi::{self, npy_intp, PY_ARRAY_API};
 use numpy::{PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::PyModuleNotFoundError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyTuple;
@@ -45,6 +53,45 @@ fn dtype_str(et: ElementType) -> &'static str {
     }
 }
 
+/// Set once numpy has been imported successfully (it cannot be unloaded).
+static NUMPY_READY: AtomicBool = AtomicBool::new(false);
+
+/// Whether numpy has been imported (by anyone). Imports nothing, so encoding values
+/// without numpy objects never loads numpy.
+pub fn numpy_imported(py: Python<'_>) -> bool {
+    if NUMPY_READY.load(Ordering::Relaxed) {
+        return true;
+    }
+    let imported = py.import("sys").and_then(|sys| sys.getattr("modules")).and_then(|m| m.contains("numpy")).unwrap_or(false);
+    imported && require_numpy(py).is_ok()
+}
+
+/// Imports numpy for reading typed arrays as numpy arrays; without it, a
+/// `ModuleNotFoundError` that says how to read them without numpy.
+pub fn require_numpy(py: Python<'_>) -> PyResult<()> {
+    if NUMPY_READY.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    match py.import("numpy") {
+        Ok(_) => {
+            NUMPY_READY.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(cause) => Err(no_numpy(py, cause)),
+    }
+}
+
+#[cold]
+fn no_numpy(py: Python<'_>, cause: PyErr) -> PyErr {
+    let err = PyModuleNotFoundError::new_err(
+        "reading a typed array as a numpy array needs numpy, which could not be imported: install numpy, \
+         or read typed arrays as lists (loads(data, arrays=\"list\"), .to_python(arrays=\"list\"))",
+    );
+    let _ = err.value(py).setattr("name", "numpy");
+    err.set_cause(py, Some(cause));
+    err
+}
+
 static DESCRIPTORS: PyOnceLock<Vec<Py<PyArrayDescr>>> = PyOnceLock::new();
 
 fn descr(py: Python<'_>, et: ElementType) -> PyResult<Bound<'_, PyArrayDescr>> {
@@ -79,6 +126,7 @@ unsafe fn new_array<'py>(
     data: *mut c_void,
     base: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    require_numpy(py)?;
     let descr = descr(py, et)?;
     // SAFETY: the descriptor reference is stolen (hence into_dtype_ptr's new reference); dims
     // has ndim entries; null strides mean C order; the caller vouches for data.

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use leafwire::{Children, Entries, IntEntries, Kind, MappedFile, Node};
+use leafwire::{Kind, MappedFile, Node};
 use pyo3::buffer::PyUntypedBuffer;
 use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
@@ -18,8 +18,10 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 
 use crate::arrays;
-use crate::decode::{err, Arrays, Decoder};
+use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
+use crate::guard::guarded;
+use crate::node_iter::{ArrayIter, IterWhat, MapEntries, MapIter};
 
 /// What keeps a document's bytes alive and in place.
 enum Owner {
@@ -52,16 +54,37 @@ pub fn buffer_bytes(buffer: &PyUntypedBuffer) -> PyResult<&[u8]> {
 
 /// The path of an existing file when `source` is a path (str or os.PathLike), `None` for
 /// anything else. The file is opened once here so that a missing or unreadable one raises
-/// the precise OSError subclass (FileNotFoundError, PermissionError...).
+/// the precise OSError subclass (FileNotFoundError, PermissionError...) with `errno`,
+/// `strerror` and `filename` set, as `open()` raises it.
 pub fn file_path(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
     if !source.is_instance_of::<PyString>() && !source.hasattr("__fspath__")? {
         return Ok(None);
     }
     let path: PathBuf = source.extract()?;
-    if std::fs::File::open(&path)?.metadata()?.is_dir() {
-        return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!("{} is a directory", path.display())));
+    let is_dir = std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
+    if is_dir {
+        let eisdir: i32 = source.py().import("errno")?.getattr("EISDIR")?.extract()?;
+        return Err(os_error(source, Some(eisdir)));
     }
     Ok(Some(path))
+}
+
+/// `OSError(errno, strerror, filename)`, which Python turns into the subclass for the
+/// errno; `filename` is `os.fspath(source)`, as `open()` gives it.
+#[cold]
+fn os_error(source: &Bound<'_, PyAny>, errno: Option<i32>) -> PyErr {
+    let py = source.py();
+    let made = (|| -> PyResult<PyErr> {
+        let os = py.import("os")?;
+        let filename = os.call_method1("fspath", (source,))?;
+        let Some(errno) = errno else {
+            return Ok(pyo3::exceptions::PyOSError::new_err((format!("cannot open {filename}"),)));
+        };
+        let strerror = os.call_method1("strerror", (errno,))?;
+        let err = py.get_type::<pyo3::exceptions::PyOSError>().call1((errno, strerror, filename))?;
+        Ok(PyErr::from_value(err))
+    })();
+    made.unwrap_or_else(|e| e)
 }
 
 impl Document {
@@ -81,7 +104,9 @@ impl Document {
 
     pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
         if let Some(path) = file_path(source)? {
-            let mapped = MappedFile::open(&path).map_err(|e| to_py(py, e, Side::Decode))?;
+            // SAFETY: the documented contract of `open(path)` (its docstring, spec §9.1): the
+            // file is not modified or truncated while the document or its arrays are alive.
+            let mapped = unsafe { MappedFile::open(&path) }.map_err(|e| to_py(py, e, Side::Decode))?;
             return Document::from_owner(py, Owner::Mapped(mapped));
         }
         if let Ok(bytes) = source.cast::<PyBytes>() {
@@ -133,6 +158,7 @@ fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static
     wrap(py, doc, found)
 }
 
+guarded! {
 #[pymethods]
 impl Document {
     /// The root value: a node for containers, a numpy view for a typed array, else a scalar.
@@ -163,8 +189,8 @@ impl Document {
 
     /// Length of the document in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.doc.as_bytes().len()
+    fn nbytes(&self) -> PyResult<usize> {
+        Ok(self.doc.as_bytes().len())
     }
 
     fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -200,9 +226,10 @@ impl Document {
         Self::root(slf)?.call_method0("items")
     }
 
-    fn __repr__(&self) -> String {
-        format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind())
+    fn __repr__(&self) -> PyResult<String> {
+        Ok(format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind()))
     }
+}
 }
 
 // ---- container nodes ----
@@ -226,6 +253,7 @@ impl NodeBase {
     }
 }
 
+guarded! {
 #[pymethods]
 impl NodeBase {
     /// The value at a JSON Pointer relative to this node.
@@ -242,14 +270,15 @@ impl NodeBase {
 
     /// Byte offset of the container in the document.
     #[getter]
-    fn offset(&self) -> u64 {
-        self.node.offset()
+    fn offset(&self) -> PyResult<u64> {
+        Ok(self.node.offset())
     }
 
     #[getter]
-    fn document(&self, py: Python<'_>) -> Py<Document> {
-        self.doc.clone_ref(py)
+    fn document(&self, py: Python<'_>) -> PyResult<Py<Document>> {
+        Ok(self.doc.clone_ref(py))
     }
+}
 }
 
 /// An object or intmap inside an open document: a read-only `collections.abc.Mapping`.
@@ -307,6 +336,7 @@ impl MapNode {
     }
 }
 
+guarded! {
 #[pymethods]
 impl MapNode {
     fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
@@ -362,8 +392,8 @@ impl MapNode {
 
     /// "object" or "intmap".
     #[getter]
-    fn kind(slf: &Bound<'_, Self>) -> &'static str {
-        if Self::base(slf).is_object() { "object" } else { "intmap" }
+    fn kind(slf: &Bound<'_, Self>) -> PyResult<&'static str> {
+        Ok(if Self::base(slf).is_object() { "object" } else { "intmap" })
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -381,8 +411,9 @@ impl MapNode {
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let offset = Self::base(slf).node.offset();
-        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf), offset, Self::__len__(slf)?))
+        Ok(format!("<leafwire {} node at offset {} with {} keys>", Self::kind(slf)?, offset, Self::__len__(slf)?))
     }
+}
 }
 
 /// An array inside an open document: a read-only `collections.abc.Sequence`.
@@ -407,6 +438,7 @@ impl ArrayNode {
     }
 }
 
+guarded! {
 #[pymethods]
 impl ArrayNode {
     fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
@@ -476,8 +508,8 @@ impl ArrayNode {
     }
 
     #[getter]
-    fn kind(&self) -> &'static str {
-        "array"
+    fn kind(&self) -> PyResult<&'static str> {
+        Ok("array")
     }
 
     fn __eq__<'py>(slf: &Bound<'py, Self>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -504,84 +536,6 @@ impl ArrayNode {
         Ok(format!("<leafwire array node at offset {} with {} items>", base.node.offset(), base.len(slf.py())?))
     }
 }
+}
 
 // ---- iterators ----
-
-enum MapEntries {
-    Object(Entries<'static>),
-    IntMap(IntEntries<'static>),
-}
-
-#[derive(Clone, Copy)]
-enum IterWhat {
-    Keys,
-    Values,
-    Items,
-}
-
-#[pyclass(module = "leafwire")]
-pub struct MapIter {
-    doc: Py<Document>,
-    entries: MapEntries,
-    what: IterWhat,
-}
-
-#[pymethods]
-impl MapIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let (key, node) = match &mut self.entries {
-            MapEntries::Object(e) => match e.next() {
-                None => return Ok(None),
-                Some(entry) => {
-                    let (k, n) = entry.map_err(|e| err(py, e))?;
-                    (PyString::new(py, k).into_any(), n)
-                }
-            },
-            MapEntries::IntMap(e) => match e.next() {
-                None => return Ok(None),
-                Some(entry) => {
-                    let (k, n) = entry.map_err(|e| err(py, e))?;
-                    (k.into_pyobject(py)?.into_any(), n)
-                }
-            },
-        };
-        Ok(Some(match self.what {
-            IterWhat::Keys => key,
-            IterWhat::Values => wrap(py, self.doc.bind(py), node)?,
-            IterWhat::Items => (key, wrap(py, self.doc.bind(py), node)?).into_pyobject(py)?.into_any(),
-        }))
-    }
-}
-
-#[pyclass(module = "leafwire")]
-pub struct ArrayIter {
-    doc: Py<Document>,
-    children: Children<'static>,
-}
-
-impl ArrayIter {
-    fn by_ref<'a, 'py>(&'a mut self, py: Python<'py>) -> impl Iterator<Item = PyResult<Bound<'py, PyAny>>> + 'a
-    where
-        'py: 'a,
-    {
-        std::iter::from_fn(move || self.__next__(py).transpose())
-    }
-}
-
-#[pymethods]
-impl ArrayIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        match self.children.next() {
-            None => Ok(None),
-            Some(node) => Ok(Some(wrap(py, self.doc.bind(py), node.map_err(|e| err(py, e))?)?)),
-        }
-    }
-}

@@ -13,8 +13,9 @@ use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyValueError}
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 
-use crate::decode::{err, Arrays, Decoder};
+use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
+use crate::guard::guarded;
 
 /// Where `commit()` makes the edits visible.
 enum Target {
@@ -33,6 +34,7 @@ pub struct Editor {
     target: Target,
 }
 
+guarded! {
 /// Opens a path or a bytearray for editing.
 #[pyfunction]
 #[pyo3(signature = (source, /, *, compact_threshold = None, compact_min_garbage = None))]
@@ -64,6 +66,7 @@ pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>, compact_m
         core.set_compact_min_garbage(bytes);
     }
     Ok(Editor { core: Some(core), target })
+}
 }
 
 /// Maps a core error from an edit. Errors about the value being written (too deep, too
@@ -97,7 +100,7 @@ fn number(obj: &Bound<'_, PyAny>) -> PyResult<Number> {
         return Ok(Number::Float(obj.extract()?));
     }
     // numpy.bool_ has no __index__, but is the element of bool arrays.
-    if obj.is_instance(&obj.py().import("numpy")?.getattr("bool_")?)? {
+    if crate::arrays::numpy_imported(obj.py()) && obj.is_instance(&obj.py().import("numpy")?.getattr("bool_")?)? {
         return Ok(Number::Int(obj.is_truthy()? as i64));
     }
     if obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")? {
@@ -135,6 +138,18 @@ impl Editor {
 
     fn core_mut(&mut self) -> PyResult<&mut leafwire::Editor> {
         self.core.as_mut().ok_or_else(closed)
+    }
+
+    /// Runs a change on the core editor, without the GIL. A panic there (a bug) may leave
+    /// the bytes half-edited, so the editor closes before the panic is raised as
+    /// `DecodeError` (guard.rs): nothing half-done can be committed.
+    fn change<R: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut leafwire::Editor) -> leafwire::Result<R> + Send) -> PyResult<leafwire::Result<R>> {
+        let core = self.core_mut()?;
+        let result = crate::guard::catch(|| py.detach(|| f(core)));
+        if result.is_err() {
+            self.core = None;
+        }
+        result
     }
 
     /// The value at `pointer` as `loads` gives it; `None` when the pointer names nothing.
@@ -229,6 +244,7 @@ fn closed() -> PyErr {
     PyValueError::new_err("operation on a closed Editor")
 }
 
+guarded! {
 #[pymethods]
 impl Editor {
     // ---- reads ----
@@ -277,8 +293,8 @@ impl Editor {
     }
 
     #[getter]
-    fn closed(&self) -> bool {
-        self.core.is_none()
+    fn closed(&self) -> PyResult<bool> {
+        Ok(self.core.is_none())
     }
 
     fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -331,8 +347,7 @@ impl Editor {
     fn set(&mut self, pointer: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = value.py();
         let value = to_value(value)?;
-        let core = self.core_mut()?;
-        py.detach(|| core.set(pointer, &value)).map_err(|e| edit_err(py, e))
+        self.change(py, |core| core.set(pointer, &value))?.map_err(|e| edit_err(py, e))
     }
 
     /// Inserts into an array before the index that the pointer's last token names
@@ -340,8 +355,7 @@ impl Editor {
     fn insert(&mut self, pointer: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = value.py();
         let value = to_value(value)?;
-        let core = self.core_mut()?;
-        py.detach(|| core.insert(pointer, &value)).map_err(|e| edit_err(py, e))
+        self.change(py, |core| core.insert(pointer, &value))?.map_err(|e| edit_err(py, e))
     }
 
     /// Appends to the array at `at` (a JSON Pointer; the root by default).
@@ -349,14 +363,12 @@ impl Editor {
     fn append(&mut self, value: &Bound<'_, PyAny>, at: &str) -> PyResult<()> {
         let py = value.py();
         let value = to_value(value)?;
-        let core = self.core_mut()?;
-        py.detach(|| core.push(at, &value)).map_err(|e| edit_err(py, e))
+        self.change(py, |core| core.push(at, &value))?.map_err(|e| edit_err(py, e))
     }
 
     /// Removes an object or intmap key, or an array element (later ones shift down).
     fn delete(&mut self, py: Python<'_>, pointer: &str) -> PyResult<()> {
-        let core = self.core_mut()?;
-        py.detach(|| core.delete(pointer)).map_err(|e| edit_err(py, e))
+        self.change(py, |core| core.delete(pointer))?.map_err(|e| edit_err(py, e))
     }
 
     /// Renames the key that the pointer names (a str, or an int in an intmap).
@@ -369,8 +381,7 @@ impl Editor {
         } else {
             return Err(PyTypeError::new_err("rename() takes a str key (an object) or an int key (an intmap)"));
         };
-        let core = self.core_mut()?;
-        py.detach(|| core.rename(pointer, &new_key)).map_err(|e| edit_err(py, e))
+        self.change(py, |core| core.rename(pointer, &new_key))?.map_err(|e| edit_err(py, e))
     }
 
     /// Writes element `index` (flat, row-major; negative counts from the end) of the typed
@@ -392,8 +403,7 @@ impl Editor {
         }
         let index = resolved as usize;
         let is_float = matches!(element, ElementType::F32 | ElementType::F64);
-        let core = self.core_mut()?;
-        py.detach(|| match core.set_element(pointer, index, value) {
+        self.change(py, |core| match core.set_element(pointer, index, value) {
             // Only a masked f64 array takes an integer as such; a failed write changed
             // nothing, so it is retried as the float the other float arrays hold.
             Err(e) if is_float && e.category() == Category::WrongType => match value {
@@ -402,7 +412,7 @@ impl Editor {
                 Number::Float(_) => Err(e),
             },
             other => other,
-        })
+        })?
         .map_err(|e| edit_err(py, e))
     }
 
@@ -423,8 +433,7 @@ impl Editor {
     /// Rewrites the document canonically, dropping all garbage. For a file, the next
     /// commit writes a new file and renames it over the old one.
     fn compact(&mut self, py: Python<'_>) -> PyResult<()> {
-        let core = self.core_mut()?;
-        py.detach(|| core.compact()).map_err(|e| edit_err(py, e))
+        self.change(py, |core| core.compact())?.map_err(|e| edit_err(py, e))
     }
 
     /// Makes the edits visible: for a file, durably and atomically (spec §8.4); for a
@@ -433,8 +442,7 @@ impl Editor {
         if let Target::ByteArray(array) = &self.target {
             return self.write_back(py, array);
         }
-        let core = self.core_mut()?;
-        py.detach(|| core.commit()).map_err(|e| to_py(py, e, Side::Decode))
+        self.change(py, |core| core.commit())?.map_err(|e| to_py(py, e, Side::Decode))
     }
 
     /// The same as `commit()`.
@@ -443,8 +451,9 @@ impl Editor {
     }
 
     /// Drops the editor (and the file handle) without committing.
-    fn close(&mut self) {
+    fn close(&mut self) -> PyResult<()> {
         self.core = None;
+        Ok(())
     }
 
     fn __enter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
@@ -457,7 +466,7 @@ impl Editor {
     fn __exit__(&mut self, py: Python<'_>, exc_info: &Bound<'_, PyTuple>) -> PyResult<bool> {
         let clean = exc_info.get_item(0).map_or(true, |t| t.is_none());
         let result = if clean && self.core.is_some() { self.commit(py) } else { Ok(()) };
-        self.close();
+        self.core = None;
         result.map(|()| false)
     }
 
@@ -474,4 +483,5 @@ impl Editor {
             self.root_kind(py)?
         ))
     }
+}
 }

@@ -16,14 +16,16 @@ pyo3::create_exception!(
     PyValueError,
     "Leafwire bytes (or JSON text) that cannot be decoded: malformed, unsupported version, nesting \
      beyond max_depth. `offset` is the byte offset in the document, `line`/`column` the position \
-     in JSON text, `category` the core error category; unknown ones are None."
+     in JSON text, `category` the core error category; unknown ones are None. An internal error \
+     (a bug in leafwire, never expected) is raised as DecodeError too, with category \"internal\"."
 );
 pyo3::create_exception!(
     leafwire,
     EncodeError,
     PyTypeError,
     "A Python value that cannot be encoded: an unsupported type (without a `default` hook), a \
-     non-str/int dict key, nesting beyond max_depth, NaN or infinity in to_json."
+     non-str/int dict key, nesting beyond max_depth, a list, tuple or dict that contains itself \
+     (category \"cycle\"), NaN or infinity in to_json."
 );
 pyo3::create_exception!(
     leafwire,

@@ -1,16 +1,19 @@
 //! `leafwire._leafwire`: the compiled half of the `leafwire` Python package — thin glue
 //! between Python objects and the `leafwire` core crate. The public API is re-exported
 //! (and documented) by `python/leafwire/__init__.py`.
+// `guarded!` (guard.rs) takes one step per token of the signatures of an impl block.
+#![recursion_limit = "1024"]
 
 mod arrays;
-mod canonical;
-mod decode;
-mod direct;
-mod direct_decode;
 mod document;
+mod dumps_fast;
+mod dumps_general;
 mod edit;
-mod encode;
 mod errors;
+mod guard;
+mod loads_fast;
+mod loads_general;
+mod node_iter;
 mod strings;
 
 use leafwire::json::JsonOptions;
@@ -20,8 +23,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use decode::{Arrays, Decoder};
+use loads_general::{Arrays, Decoder};
 use errors::{to_py, Side};
+use guard::guarded;
 
 /// Encoding builds many small vectors and strings (the core's builder, decoded trees);
 /// mimalloc serves them several times faster than the system allocator.
@@ -56,14 +60,15 @@ fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> P
     }
 }
 
+guarded! {
 /// Serializes `obj` to Leafwire bytes.
 #[pyfunction]
 #[pyo3(signature = (obj, /, *, default = None, max_depth = 128))]
 fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize) -> PyResult<Bound<'py, PyBytes>> {
-    if let Some(bytes) = direct::dumps(py, obj, check_depth(max_depth)?)? {
+    if let Some(bytes) = dumps_fast::dumps(py, obj, check_depth(max_depth)?)? {
         return Ok(bytes);
     }
-    let mut encoder = encode::Encoder::new(py, default, check_depth(max_depth)?);
+    let mut encoder = dumps_general::Encoder::new(py, default, check_depth(max_depth)?);
     encoder.value(obj, 0)?;
     let empty_rows = encoder.empty_rows;
     let out = encoder.out;
@@ -91,10 +96,10 @@ fn loads(py: Python<'_>, data: &Bound<'_, PyAny>, arrays: &str, max_depth: usize
     let arrays = Arrays::parse(arrays)?;
     let max_depth = check_depth(max_depth)?;
     with_bytes(data, "loads()", |bytes| {
-        if let Some(obj) = direct_decode::loads(py, bytes, arrays, max_depth) {
+        if let Some(obj) = loads_fast::loads(py, bytes, arrays, max_depth) {
             return Ok(obj.unbind());
         }
-        let doc = leafwire::Document::open(bytes).map_err(|e| decode::err(py, e))?;
+        let doc = leafwire::Document::open(bytes).map_err(|e| loads_general::err(py, e))?;
         let mut decoder = Decoder::new(py, arrays, max_depth, None, doc.as_bytes());
         Ok(decoder.value(&doc.root(), 0)?.unbind())
     })
@@ -141,7 +146,7 @@ fn to_json(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<String> {
 #[pyo3(signature = (data, /, *, max_depth = 128))]
 fn validate(py: Python<'_>, data: &Bound<'_, PyAny>, max_depth: usize) -> PyResult<()> {
     let options = leafwire::ValidateOptions { max_depth: check_depth(max_depth)? };
-    with_bytes(data, "validate()", |b| leafwire::validate_with(b, &options).map(|_| ()).map_err(|e| decode::err(py, e)))
+    with_bytes(data, "validate()", |b| leafwire::validate_with(b, &options).map(|_| ()).map_err(|e| loads_general::err(py, e)))
 }
 
 /// Opens a document lazily: memory-mapped for a path, or over a bytes-like object.
@@ -149,6 +154,8 @@ fn validate(py: Python<'_>, data: &Bound<'_, PyAny>, max_depth: usize) -> PyResu
 #[pyo3(signature = (source, /))]
 fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<document::Document> {
     document::Document::open(py, source)
+}
+
 }
 
 #[pymodule]
@@ -171,5 +178,6 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::ArrayNode>()?;
     m.add_function(wrap_pyfunction!(edit::edit, m)?)?;
     m.add_class::<edit::Editor>()?;
+    m.add_function(wrap_pyfunction!(guard::_panic_for_test, m)?)?;
     Ok(())
 }

@@ -5,8 +5,9 @@
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
-use crate::layout::DEFAULT_MAX_DEPTH;
-use crate::read::{Budget, Children, Entries, IntEntries, Node, TypedRef};
+use crate::format::DEFAULT_MAX_DEPTH;
+use crate::format::budget::Budget;
+use crate::read::{Children, Entries, IntEntries, Node, TypedRef};
 use crate::value::{Kind, Value};
 
 pub(crate) struct NodeDeserializer<'a, 'b> {

@@ -1,9 +1,22 @@
 //! Full decoding: a `Node` and everything under it into an owned `Value`.
 
 use crate::error::{Error, Result};
-use crate::layout::tag;
-use crate::read::{Budget, Node};
+use crate::format::budget::Budget;
+use crate::format::{tag, DEFAULT_MAX_DEPTH};
+use crate::read::Node;
 use crate::value::{IntMap, Map, Value};
+
+impl Node<'_> {
+    /// Decodes this value and everything under it (nesting up to `DEFAULT_MAX_DEPTH`).
+    pub fn to_value(&self) -> Result<Value> {
+        self.to_value_with(DEFAULT_MAX_DEPTH)
+    }
+
+    /// Decodes this value and everything under it, accepting nesting up to `max_depth`.
+    pub fn to_value_with(&self, max_depth: usize) -> Result<Value> {
+        node_to_value(self, max_depth, max_depth, &Budget::for_document(self.buf().len()))
+    }
+}
 
 /// Counts come from the document: reserve at most this much up front, grow past it.
 const PREALLOCATE_LIMIT: usize = 1 << 16;

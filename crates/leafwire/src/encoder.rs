@@ -20,9 +20,9 @@
 //! # Ok::<(), leafwire::Error>(())
 //! ```
 
-use crate::build::{Builder, FrameKind, Item, NumTy};
+use crate::builder::{Builder, FrameKind, Item, NumTy};
 use crate::error::{Category, Error, Result};
-use crate::layout::{ElementType, MAX_RANK};
+use crate::format::{ElementType, MAX_RANK};
 use crate::value::is_exact_integer;
 
 /// Builds one document from a depth-first stream of calls.
@@ -244,7 +244,7 @@ impl Encoder {
     /// One that fits in 64 bits is stored as an int or uint, as the format requires.
     pub fn bignum(&mut self, digits: &str) -> Result<()> {
         self.check()?;
-        if !crate::validate::is_bignum_text(digits.as_bytes()) {
+        if !crate::format::is_bignum_text(digits.as_bytes()) {
             self.failed = true;
             return Err(Error::new(Category::Custom, format!("bignum {digits:?} is not decimal integer text")));
         }
@@ -303,6 +303,6 @@ impl Encoder {
         if !self.open.is_empty() || !self.has_root {
             return Err(misuse("finish() needs exactly one complete root value (containers still open?)"));
         }
-        crate::encode::encode(&self.b.finish()?)
+        crate::canonical::encode(&self.b.finish()?)
     }
 }

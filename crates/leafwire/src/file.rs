@@ -9,20 +9,32 @@ use crate::error::{Category, Error, Result};
 use crate::read::Document;
 
 /// A Leafwire file mapped into memory. Mappings are page-aligned, so typed arrays can be
-/// borrowed as slices. The file must not be modified by others while it is mapped.
+/// borrowed as slices, and opening costs O(1) whatever the file's size.
+///
+/// Mapping is `unsafe`, as `memmap2::Mmap::map` is: Rust assumes the bytes behind a `&[u8]`
+/// never change, and the operating system cannot promise that for a file another process
+/// may write or truncate (a write changes bytes under a borrowed string; a truncation turns
+/// reads past the new end into `SIGBUS`). Bounds checks cannot help: they were made against
+/// the length at mapping time. When the file may change, read it with
+/// [`AlignedBytes::read_file`] instead (a copy, also 8-aligned). See spec §9.1.
 pub struct MappedFile {
     map: Mmap,
 }
 
 impl MappedFile {
-    pub fn open(path: impl AsRef<Path>) -> Result<MappedFile> {
+    /// Maps the file at `path` read-only.
+    ///
+    /// # Safety
+    ///
+    /// While the `MappedFile` (or anything borrowed from it) lives, no process may modify
+    /// or truncate the file: files this process or its users treat as immutable (written
+    /// once and renamed into place, as `leafwire` commits and compactions do for new
+    /// versions) satisfy this; a file another program edits in place does not.
+    pub unsafe fn open(path: impl AsRef<Path>) -> Result<MappedFile> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::new(Category::Io, format!("{}: {e}", path.display())))?;
-        // SAFETY: the mapping is read-only; the documented contract is that the file is
-        // not truncated or rewritten by another process while mapped (as for every mmap
-        // reader). Every read through `Document` is bounds-checked against the length
-        // seen at mapping time.
-        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::new(Category::Io, format!("{}: {e}", path.display())))?;
+        let file = File::open(path).map_err(|e| io_error(path, e))?;
+        // SAFETY: the caller promises the file is not modified or truncated while mapped.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
         Ok(MappedFile { map })
     }
 
@@ -44,6 +56,20 @@ pub struct AlignedBytes {
 }
 
 impl AlignedBytes {
+    /// Reads the whole file at `path` into an 8-aligned buffer: the safe alternative to
+    /// [`MappedFile::open`] for files that may change while they are read.
+    pub fn read_file(path: impl AsRef<Path>) -> Result<AlignedBytes> {
+        use std::io::Read;
+        let path = path.as_ref();
+        let mut file = File::open(path).map_err(|e| io_error(path, e))?;
+        let len = file.metadata().map_err(|e| io_error(path, e))?.len();
+        let len = usize::try_from(len).map_err(|_| Error::new(Category::LimitExceeded, format!("{}: file too large for memory", path.display())))?;
+        let mut words = vec![0u64; len.div_ceil(8)];
+        let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len];
+        file.read_exact(bytes).map_err(|e| io_error(path, e))?;
+        Ok(AlignedBytes { words, len })
+    }
+
     pub fn new(bytes: &[u8]) -> AlignedBytes {
         let mut words = vec![0u64; bytes.len().div_ceil(8)];
         bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
@@ -64,4 +90,8 @@ impl std::ops::Deref for AlignedBytes {
     fn deref(&self) -> &[u8] {
         self.as_bytes()
     }
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> Error {
+    Error::new(Category::Io, format!("{}: {e}", path.display()))
 }

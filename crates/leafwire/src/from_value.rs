@@ -1,8 +1,8 @@
 //! `Value` → builder, the first half of `encode`.
 
-use crate::build::{Builder, FrameKind, Item, NumTy};
+use crate::builder::{Builder, FrameKind, Item, NumTy};
 use crate::error::Result;
-use crate::layout::ElementType;
+use crate::format::ElementType;
 use crate::value::{with_typed_data, TypedData, Value};
 
 pub(crate) fn push_value(b: &mut Builder, key: u64, v: &Value) -> Result<()> {

@@ -17,17 +17,17 @@
 //! - JSON: [`json::from_json`], [`json::to_json`];
 //! - checking untrusted input: [`validate`].
 
-mod build;
+mod builder;
+mod canonical;
 mod de;
 mod decode;
 mod edit;
-mod encode;
 mod encoder;
 mod error;
 mod file;
+pub mod format;
 mod from_value;
 pub mod json;
-mod layout;
 mod node_serde;
 pub mod raw;
 mod read;
@@ -36,21 +36,22 @@ mod validate;
 mod value;
 mod value_serde;
 
-pub use build::DuplicateKeys;
+pub use builder::DuplicateKeys;
 pub use edit::{Editor, Number, DEFAULT_COMPACT_MIN_GARBAGE, DEFAULT_COMPACT_THRESHOLD};
 pub use encoder::{Encoder, KeyId};
 pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
-pub use layout::{ElementType, DEFAULT_MAX_DEPTH};
-pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, RootRecord, TypedRef};
+pub use format::header::RootRecord;
+pub use format::{ElementType, DEFAULT_MAX_DEPTH};
+pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, TypedRef};
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
 
 /// Serializes any `Serialize` value to Leafwire bytes.
 pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    let mut b = build::Builder::new(DEFAULT_MAX_DEPTH);
+    let mut b = builder::Builder::new(DEFAULT_MAX_DEPTH);
     value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
-    encode::encode(&b.finish()?)
+    canonical::encode(&b.finish()?)
 }
 
 /// Serializes any `Serialize` value as Leafwire into `writer`.
@@ -63,7 +64,7 @@ pub fn to_writer<W: std::io::Write, T: serde::Serialize + ?Sized>(mut writer: W,
 /// borrow from `bytes`.
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let doc = Document::open(bytes)?;
-    let budget = read::Budget::for_document(bytes);
+    let budget = format::budget::Budget::for_document(bytes.len());
     T::deserialize(de::NodeDeserializer::new(doc.root(), &budget))
 }
 
@@ -74,9 +75,9 @@ pub fn encode(value: &Value) -> Result<Vec<u8>> {
 
 /// Encodes a `Value` canonically, accepting nesting up to `max_depth` containers.
 pub fn encode_with(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
-    let mut b = build::Builder::new(max_depth);
+    let mut b = builder::Builder::new(max_depth);
     from_value::push_value(&mut b, 0, value)?;
-    encode::encode(&b.finish()?)
+    canonical::encode(&b.finish()?)
 }
 
 /// Decodes a whole document into a `Value` (nesting up to `DEFAULT_MAX_DEPTH`).

@@ -7,9 +7,10 @@ use serde::ser::{Error as _, SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use crate::error::{Category, Error, Result};
-use crate::layout::DEFAULT_MAX_DEPTH;
-use crate::layout::ElementType;
-use crate::read::{Budget, Node, TypedRef};
+use crate::format::DEFAULT_MAX_DEPTH;
+use crate::format::ElementType;
+use crate::format::budget::Budget;
+use crate::read::{Node, TypedRef};
 use crate::value::{Kind, Value};
 
 /// A node being serialized, with the depth budget and the first real error (serde's error
@@ -44,7 +45,7 @@ impl<'a> Owned<'a> {
         S::Error: std::fmt::Display,
     {
         let keys = self.node.dictionary_keys()?;
-        let budget = Budget::for_document(self.node.buf());
+        let budget = Budget::for_document(self.node.buf().len());
         let inner = SerializeNode { node: self.node, keys: &keys, depth_left: self.max_depth, max_depth: self.max_depth, finite_only: self.finite_only, error: &self.error, budget: &budget };
         match inner.serialize(ser) {
             Ok(_) => Ok(()),
@@ -202,7 +203,7 @@ impl Serialize for SerializeNode<'_, '_> {
                         let c = node.container().map_err(e)?;
                         let mut seq = ser.serialize_seq(Some(c.count))?;
                         for i in 0..c.count {
-                            let child = node.child_of(&c, i).map_err(e)?;
+                            let child = node.child(&c, i).map_err(e)?;
                             self.in_step(|| i, seq.serialize_element(&self.child(child)))?;
                         }
                         seq.end()
@@ -211,9 +212,9 @@ impl Serialize for SerializeNode<'_, '_> {
                         let c = node.container().map_err(e)?;
                         let mut map = ser.serialize_map(Some(c.count))?;
                         for i in 0..c.count {
-                            let id = c.key(i) as usize;
+                            let id = c.key(node.buf(), i) as usize;
                             let key = *self.keys.get(id).ok_or_else(|| e(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary"))))?;
-                            let child = node.child_of(&c, i).map_err(e)?;
+                            let child = node.child(&c, i).map_err(e)?;
                             let r = map.serialize_entry(key, &self.child(child));
                             self.in_step(|| escape_token(key), r)?;
                         }
@@ -223,8 +224,8 @@ impl Serialize for SerializeNode<'_, '_> {
                         let c = node.container().map_err(e)?;
                         let mut map = ser.serialize_map(Some(c.count))?;
                         for i in 0..c.count {
-                            let key = c.key(i) as i64;
-                            let child = node.child_of(&c, i).map_err(e)?;
+                            let key = c.key(node.buf(), i) as i64;
+                            let child = node.child(&c, i).map_err(e)?;
                             let r = map.serialize_entry(&key, &self.child(child));
                             self.in_step(|| key, r)?;
                         }
@@ -251,7 +252,7 @@ impl Serialize for Node<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> std::result::Result<S::Ok, S::Error> {
         let cell = RefCell::new(None);
         let keys = self.dictionary_keys().map_err(|e| S::Error::custom(e.to_string()))?;
-        let budget = Budget::for_document(self.buf());
+        let budget = Budget::for_document(self.buf().len());
         let inner = SerializeNode { node: *self, keys: &keys, depth_left: DEFAULT_MAX_DEPTH, max_depth: DEFAULT_MAX_DEPTH, finite_only: false, error: &cell, budget: &budget };
         inner.serialize(ser)
     }

@@ -11,20 +11,16 @@
 //! checks what it uses (see [`RawContainer`]) and bounds its work on documents that share
 //! subtrees (every block may be reached any number of times).
 //!
-//! The byte-level helpers of the format (tags, varints, key hash, index geometry) are
-//! re-exported too, for writers that lay out the canonical form themselves.
+//! Positions come from the one parser of container headers, [`crate::format::container`];
+//! writers that lay out the canonical form themselves take their arithmetic from
+//! [`crate::format`] too.
 
-use crate::error::{Error, Result};
-use crate::layout::align;
-use crate::layout::container::{HAS_CAPACITY, RESERVED, WIDTH_MASK};
-use crate::read::container::{Container, Dict};
+use crate::error::Result;
+use crate::format::container::Geometry;
+use crate::format::dictionary::Dict;
 use crate::read::{Document, Node};
 
-pub use crate::layout::container::{HAS_INDEX, KEY_WIDTH_SHIFT};
-pub use crate::layout::{
-    dictionary_table_size, home_bucket, index_geometry, key_hash, read_uint, read_varint, sign_extend, tag, HEADER_LEN,
-    INDEX_THRESHOLD,
-};
+pub use crate::format::{read_uint, read_varint, sign_extend, tag, HEADER_LEN};
 
 /// An open document for raw access. Opening costs O(1), as [`Document::open`].
 #[derive(Debug, Clone, Copy)]
@@ -81,15 +77,14 @@ impl<'a> RawDocument<'a> {
     /// The content of the string, bytes or bignum block at `offset` (spec §5.1).
     #[inline]
     pub fn data_block(&self, offset: u64) -> Result<&'a [u8]> {
-        crate::read::data_block(self.bytes(), offset)
+        crate::format::data::block(self.bytes(), offset)
     }
 
     /// Child `i` (< len) of `container` as a lazy node, for the kinds a raw walker leaves
     /// to the node API (typed arrays, bignums). Checks the child's tag as
     /// [`RawContainer::child`] does.
     pub fn child_node(&self, container: &RawContainer<'a>, i: usize) -> Result<Node<'a>> {
-        let c = Container::parse(self.bytes(), container.offset, container.tag)?;
-        self.doc.root().child_of(&c, i)
+        self.doc.root().child(&container.geometry, i)
     }
 }
 
@@ -102,73 +97,16 @@ pub struct RawContainer<'a> {
     tags: &'a [u8],
     keys: &'a [u8],
     slots: &'a [u8],
-    offset: u64,
-    tag: u8,
-    width: u8,
-    key_width: u8,
+    buf: &'a [u8],
+    geometry: Geometry,
 }
 
 impl<'a> RawContainer<'a> {
-    /// Parses the header with the checks of the reader's `Container::parse`. The common
-    /// case (no capacity, fewer than 128 children: a one-byte count) is computed here, a
-    /// few dozen instructions that inline into a walker's loop; the rest is left to the
-    /// reader's parser.
     #[inline(always)]
     fn parse(buf: &'a [u8], offset: u64, tag: u8) -> Result<RawContainer<'a>> {
-        if offset < HEADER_LEN as u64 || offset >= (buf.len() as u64).saturating_sub(1) {
-            return Self::parse_by_reader(buf, offset, tag);
-        }
-        let pos = offset as usize;
-        let (layout_byte, count) = (buf[pos], buf[pos + 1] as usize);
-        let key_code = (layout_byte >> KEY_WIDTH_SHIFT) & 3;
-        let valid = layout_byte & (RESERVED | HAS_CAPACITY) == 0
-            && count < 0x80
-            && match tag {
-                tag::ARRAY => key_code == 0 && layout_byte & HAS_INDEX == 0,
-                tag::OBJECT => key_code != 3,
-                _ => true,
-            };
-        if !valid {
-            return Self::parse_by_reader(buf, offset, tag);
-        }
-        let width = 1usize << (layout_byte & WIDTH_MASK);
-        let key_width = if tag == tag::ARRAY { 0 } else { 1usize << key_code };
-        // No overflow: pos < buf.len() and every term is at most 127 × 8.
-        let tags_at = pos + 2;
-        let keys_at = tags_at + count;
-        let slots_at = align(keys_at + count * key_width, width);
-        let mut end = slots_at + count * width;
-        if layout_byte & HAS_INDEX != 0 {
-            let (table, entry) = index_geometry(count);
-            end = align(end, entry) + table * entry;
-        }
-        if end > buf.len() {
-            return Self::parse_by_reader(buf, offset, tag);
-        }
-        Ok(RawContainer {
-            tags: &buf[tags_at..keys_at],
-            keys: &buf[keys_at..keys_at + count * key_width],
-            slots: &buf[slots_at..slots_at + count * width],
-            offset,
-            tag,
-            width: width as u8,
-            key_width: key_width as u8,
-        })
-    }
-
-    #[inline(never)]
-    fn parse_by_reader(buf: &'a [u8], offset: u64, tag: u8) -> Result<RawContainer<'a>> {
-        let c = Container::parse(buf, offset, tag)?;
-        let (n, w, k) = (c.count, c.width as usize, c.key_width as usize);
-        Ok(RawContainer {
-            tags: &c.tags()[..n],
-            keys: &c.keys()[..n * k],
-            slots: &c.slots()[..n * w],
-            offset,
-            tag,
-            width: w as u8,
-            key_width: k as u8,
-        })
+        let g = Geometry::parse(buf, offset, tag)?;
+        let (n, w, k) = (g.count, g.width as usize, g.key_width as usize);
+        Ok(RawContainer { tags: &buf[g.tags_at..g.tags_at + n], keys: &buf[g.keys_at..g.keys_at + n * k], slots: &buf[g.slots_at..g.slots_at + n * w], buf, geometry: g })
     }
 
     /// Number of children.
@@ -191,7 +129,7 @@ impl<'a> RawContainer<'a> {
     /// Slot width w, in {1, 2, 4, 8}.
     #[inline]
     pub fn slot_width(&self) -> usize {
-        self.width as usize
+        self.geometry.width as usize
     }
 
     /// The children's slots (`len × w` bytes).
@@ -203,7 +141,7 @@ impl<'a> RawContainer<'a> {
     /// Key width k: 0 for arrays, 1, 2 or 4 for objects, 1 to 8 for intmaps.
     #[inline]
     pub fn key_width(&self) -> usize {
-        self.key_width as usize
+        self.geometry.key_width as usize
     }
 
     /// The children's keys (`len × k` bytes): unsigned key ids for objects (not checked
@@ -217,29 +155,13 @@ impl<'a> RawContainer<'a> {
     /// checked; `int` payloads are sign-extended.
     #[inline]
     pub fn child(&self, i: usize) -> Result<(u8, u64)> {
-        let (t, width) = (self.tags[i], self.width as usize);
-        let raw = read_uint(self.slots, width, i);
-        let valid = match t {
-            tag::INT => return Ok((t, sign_extend(raw, width) as u64)),
-            tag::F64 | tag::UINT => width == 8,
-            tag::F32 => width >= 4,
-            _ => t <= tag::LAST,
-        };
-        if !valid {
-            return Err(Error::malformed(self.offset, format!("child {i} has tag {t:#04x}, unknown or too wide for slot width {width}")));
-        }
-        Ok((t, raw))
+        self.geometry.child(self.buf, i)
     }
 
     /// Key of child `i` (< len): a key id for objects, a sign-extended integer for intmaps.
     #[inline]
     pub fn key(&self, i: usize) -> u64 {
-        let (width, raw) = (self.key_width as usize, read_uint(self.keys, self.key_width as usize, i));
-        if self.tag == tag::INTMAP {
-            sign_extend(raw, width) as u64
-        } else {
-            raw
-        }
+        self.geometry.key(self.buf, i)
     }
 }
 

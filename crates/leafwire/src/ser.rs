@@ -7,9 +7,9 @@
 
 use serde::ser::{self, Serialize};
 
-use crate::build::{Builder, FrameKind, Item, NumTy};
+use crate::builder::{Builder, FrameKind, Item, NumTy};
 use crate::error::{Category, Error, Result};
-use crate::layout::ElementType;
+use crate::format::ElementType;
 
 /// Serializes one value into the builder under `key`.
 pub(crate) struct ValueSerializer<'b> {

@@ -3,10 +3,12 @@
 use rustc_hash::FxHashSet;
 
 use crate::error::{Error, Result};
-use crate::layout::{self, read_u32, tag, ElementType, HEADER_LEN};
-use crate::read::container::{Container, Dict};
-use crate::read::typed::TypedHeader;
-use crate::read::{data_span, utf8, Document};
+use crate::format::container::Geometry;
+use crate::format::data::{self, utf8};
+use crate::format::dictionary::Dict;
+use crate::format::typed::TypedHeader;
+use crate::format::{self, hash, is_bignum_text, read_u32, read_uint, tag, ElementType, HEADER_LEN};
+use crate::read::Document;
 use crate::value::is_exact_integer;
 
 /// Options of `validate_with`.
@@ -18,7 +20,7 @@ pub struct ValidateOptions {
 
 impl Default for ValidateOptions {
     fn default() -> Self {
-        ValidateOptions { max_depth: layout::DEFAULT_MAX_DEPTH }
+        ValidateOptions { max_depth: format::DEFAULT_MAX_DEPTH }
     }
 }
 
@@ -90,7 +92,7 @@ impl<'a> Validator<'a> {
         for id in 0..count {
             keys.push(self.dict.key_str(self.buf, id)?.as_bytes());
         }
-        self.key_hashes = keys.iter().map(|k| layout::key_hash(k)).collect();
+        self.key_hashes = keys.iter().map(|k| hash::key_hash(k)).collect();
         self.key_seen = vec![0; count as usize];
         let (table_at, table_size) = self.dict.table();
         if table_size == 0 {
@@ -110,7 +112,7 @@ impl<'a> Validator<'a> {
             // two walks passes the other's entry.
             for (id, key) in keys.iter().enumerate() {
                 let hash = self.key_hashes[id];
-                let mut bucket = layout::home_bucket(hash, table_size);
+                let mut bucket = hash::home_bucket(hash, table_size);
                 loop {
                     match entry(bucket) {
                         0 => return Err(Error::malformed(table_at as u64, format!("dictionary table cannot reach key {id}"))),
@@ -160,7 +162,7 @@ impl<'a> Validator<'a> {
                 if !self.visited.insert(payload) {
                     return Err(Error::malformed(payload, "block reachable twice (a cycle or a shared subtree)"));
                 }
-                let c = Container::parse(self.buf, payload, t)?;
+                let c = Geometry::parse(self.buf, payload, t)?;
                 self.container(&c, depth)
             }
             _ => {
@@ -170,13 +172,14 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn container(&mut self, c: &Container<'a>, depth: usize) -> Result<()> {
+    fn container(&mut self, c: &Geometry, depth: usize) -> Result<()> {
         self.stats.containers += 1;
         let pos = c.pos as u64;
-        self.ranges.push((pos, c.end() as u64));
-        let spare_is_zero = c.tags()[c.count..].iter().all(|&b| b == 0)
-            && c.keys()[c.count * c.key_width as usize..].iter().all(|&b| b == 0)
-            && c.slots()[c.count * c.width as usize..].iter().all(|&b| b == 0);
+        self.ranges.push((pos, c.end as u64));
+        let buf = self.buf;
+        let spare_is_zero = c.tags(buf)[c.count..].iter().all(|&b| b == 0)
+            && c.keys(buf)[c.count * c.key_width as usize..].iter().all(|&b| b == 0)
+            && c.slots(buf)[c.count * c.width as usize..].iter().all(|&b| b == 0);
         if !spare_is_zero {
             return Err(Error::malformed(pos, "spare capacity of a container is not zero"));
         }
@@ -189,9 +192,9 @@ impl<'a> Validator<'a> {
             self.index(c)?;
         }
         for i in 0..c.count {
-            let (t, payload) = c.child(i)?;
-            if tag::is_pointer(t) && payload < HEADER_LEN as u64 {
-                return Err(Error::malformed(pos, format!("child {i} points into the header")));
+            let (t, payload) = c.child(buf, i)?;
+            if tag::is_pointer(t) && (payload < HEADER_LEN as u64 || payload >= buf.len() as u64) {
+                return Err(Error::malformed(pos, format!("child {i} points outside the document (offset {payload})")));
             }
             if t == tag::UINT && payload <= i64::MAX as u64 {
                 return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));
@@ -202,11 +205,11 @@ impl<'a> Validator<'a> {
     }
 
     /// Every key id names a dictionary key, and none appears twice in the object.
-    fn object_keys(&mut self, c: &Container<'a>) -> Result<()> {
+    fn object_keys(&mut self, c: &Geometry) -> Result<()> {
         self.containers_seen += 1;
         let serial = self.containers_seen;
         for i in 0..c.count {
-            let id = c.key(i);
+            let id = c.key(self.buf, i);
             let Some(seen) = self.key_seen.get_mut(id as usize) else {
                 return Err(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary of {} keys", self.dict.count())));
             };
@@ -218,9 +221,9 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn int_keys(&mut self, c: &Container<'a>) -> Result<()> {
+    fn int_keys(&mut self, c: &Geometry) -> Result<()> {
         self.scratch.clear();
-        self.scratch.extend((0..c.count).map(|i| c.key(i)));
+        self.scratch.extend((0..c.count).map(|i| c.key(self.buf, i)));
         self.scratch.sort_unstable();
         if self.scratch.windows(2).any(|w| w[0] == w[1]) {
             return Err(Error::malformed(c.pos as u64, "a container has the same key twice"));
@@ -228,18 +231,19 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn index(&mut self, c: &Container<'a>) -> Result<()> {
-        let index = c.index();
-        let table = index.len() / c.index_entry as usize;
-        let entry = |b: usize| layout::read_uint(index, c.index_entry as usize, b) as usize;
+    fn index(&mut self, c: &Geometry) -> Result<()> {
+        let index = c.index_bytes(self.buf);
+        let table = c.index_table();
+        let entry = |b: usize| read_uint(index, c.index_entry as usize, b) as usize;
         let used = (0..table).filter(|&b| entry(b) != 0).count();
         if used != c.count || (0..table).any(|b| entry(b) > c.count) {
             return Err(Error::malformed(c.pos as u64, format!("hash index holds {used} entries for {} children", c.count)));
         }
         for i in 0..c.count {
             // Object keys were checked against the dictionary by `object_keys`.
-            let hash = if c.tag == tag::OBJECT { self.key_hashes[c.key(i) as usize] } else { c.key(i) };
-            let mut bucket = layout::home_bucket(hash, table);
+            let key = c.key(self.buf, i);
+            let hash = if c.tag == tag::OBJECT { self.key_hashes[key as usize] } else { key };
+            let mut bucket = hash::home_bucket(hash, table);
             loop {
                 match entry(bucket) {
                     0 => return Err(Error::malformed(c.pos as u64, format!("hash index cannot reach child {i}"))),
@@ -253,7 +257,7 @@ impl<'a> Validator<'a> {
 
     /// The content of the data block at `offset`, its whole block recorded.
     fn data(&mut self, offset: u64) -> Result<&'a [u8]> {
-        let (start, end) = data_span(self.buf, offset)?;
+        let (start, end) = data::span(self.buf, offset)?;
         self.ranges.push((offset, end as u64));
         Ok(&self.buf[start..end])
     }
@@ -266,7 +270,6 @@ impl<'a> Validator<'a> {
         if h.element == ElementType::Bool && data.iter().any(|&b| b > 1) {
             return Err(Error::malformed(offset, "a bool typed array holds a byte other than 0 or 1"));
         }
-        let mut end = h.data_pos + h.count * size;
         if let Some(mask_pos) = h.mask_pos {
             for i in 0..h.count {
                 let masked = self.buf[mask_pos + i / 8] >> (i % 8) & 1 == 1;
@@ -275,9 +278,8 @@ impl<'a> Validator<'a> {
                     return Err(Error::malformed(offset, format!("masked element {i} ({v}) is not an exact integer")));
                 }
             }
-            end = mask_pos + h.count.div_ceil(8);
         }
-        self.ranges.push((offset, end as u64));
+        self.ranges.push((offset, h.end() as u64));
         Ok(())
     }
 
@@ -291,10 +293,4 @@ impl<'a> Validator<'a> {
         self.stats.reachable_bytes = self.ranges.iter().map(|(s, e)| e - s).sum();
         Ok(())
     }
-}
-
-/// Whether `text` is an optional `-` and decimal digits without a leading zero.
-pub(crate) fn is_bignum_text(text: &[u8]) -> bool {
-    let digits = text.strip_prefix(b"-").unwrap_or(text);
-    !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && (digits[0] != b'0' || digits.len() == 1)
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use indexmap::IndexMap;
 use rustc_hash::FxBuildHasher;
 
-use crate::layout::ElementType;
+use crate::format::ElementType;
 
 /// An object: string keys in insertion order.
 pub type Map = IndexMap<String, Value, FxBuildHasher>;
@@ -198,7 +198,7 @@ impl TypedArray {
     /// An N-dimensional typed array; the product of `shape` must equal the element count.
     pub fn with_shape(data: TypedData, shape: Vec<usize>) -> crate::Result<TypedArray> {
         let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
-        if shape.is_empty() || shape.len() > crate::layout::MAX_RANK || count != Some(data.len()) {
+        if shape.is_empty() || shape.len() > crate::format::MAX_RANK || count != Some(data.len()) {
             return Err(crate::Error::new(
                 crate::Category::LimitExceeded,
                 format!("shape {shape:?} does not fit {} elements (rank 1..=32)", data.len()),

@@ -59,6 +59,7 @@ fn vectors() -> Vec<(&'static str, &'static str, Value)> {
         ("string_long", "a string longer than 127 bytes (two-byte length varint)", s(&"leaf".repeat(50))),
         ("bytes", "raw bytes: JSON cannot express them", Value::Bytes(vec![0, 1, 2, 254, 255])),
         ("array_empty", "the empty array", Value::Array(vec![])),
+        ("array_at_end", "an array holding an empty array, which fills the last two bytes of the document", Value::Array(vec![Value::Array(vec![])])),
         ("array_mixed", "a generic array of mixed kinds", Value::Array(vec![Value::Null, Value::Bool(true), Value::Int(1), s("two"), Value::F64(3.5)])),
         ("object_empty", "the empty object", obj(vec![])),
         ("object_small", "a small object (linear key scan)", obj(vec![("name", s("leaf")), ("size", Value::Int(3)), ("ok", Value::Bool(true))])),
@@ -100,6 +101,20 @@ fn vectors() -> Vec<(&'static str, &'static str, Value)> {
 
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors")
+}
+
+/// The names of the `.EXT` files in spec/vectors; panics when the directory is missing or
+/// holds none, so that no test passes on an empty directory.
+fn files_with(ext: &str) -> Vec<String> {
+    let dir = vectors_dir();
+    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{} is missing ({e}): REGENERATE=1 cargo test --test vectors writes it", dir.display()));
+    let names: Vec<String> = entries
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == ext))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.is_empty(), "{} holds no .{ext} file", dir.display());
+    names
 }
 
 /// Whether JSON text says exactly what the value is (so `NAME.json` can stand for it).
@@ -172,15 +187,23 @@ fn vectors_match_the_encoder_and_decode_back() {
         assert!(same(&back, value), "{name}: decoded {back:?}");
         assert!(leafwire::encode(&back).unwrap() == stored, "{name}: re-encoding is not byte-identical");
     }
-    let on_disk = std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "lw")).count();
+    let on_disk = files_with("lw").len();
     assert_eq!(on_disk, table.len(), "spec/vectors has .lw files no table entry produces");
 }
 
 #[test]
 fn json_vectors_read_back_as_their_json() {
-    for (name, _, value) in vectors() {
+    let table = vectors();
+    let json_files = files_with("json");
+    for name in &json_files {
+        assert!(table.iter().any(|(n, _, _)| n == name), "spec/vectors/{name}.json has no table entry");
+    }
+    for (name, _, value) in table {
         let path = vectors_dir().join(format!("{name}.json"));
-        let Ok(text) = std::fs::read(&path) else { continue };
+        let Ok(text) = std::fs::read(&path) else {
+            assert!(vectors_dir().join(format!("{name}.txt")).is_file(), "{name}: neither {name}.json nor {name}.txt");
+            continue;
+        };
         let bytes = std::fs::read(vectors_dir().join(format!("{name}.lw"))).unwrap();
         let expected: serde_json::Value = serde_json::from_slice(&text).unwrap();
         let actual: serde_json::Value = serde_json::from_str(&leafwire::json::to_json(&bytes).unwrap()).unwrap();

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::Editor;
 use crate::error::{Category, Error, Result};
-use crate::layout::{RECORD_A, RECORD_B, RECORD_LEN};
+use crate::format::{RECORD_A, RECORD_B, RECORD_LEN};
 
 pub(super) struct FileState {
     file: File,

@@ -8,6 +8,7 @@
 //! check that can fail runs before the first byte is written, so an error leaves the
 //! document unchanged.
 
+mod dictionary;
 mod file;
 mod write;
 
@@ -16,10 +17,10 @@ use std::borrow::Cow;
 use smallvec::SmallVec;
 
 use crate::error::{Category, Error, Result};
-use crate::layout::{self, tag, ElementType, RECORD_A, RECORD_B, RECORD_LEN};
-use crate::read::container::{Container, Dict};
-use crate::read::header::{read_header, RootRecord};
-use crate::read::typed::TypedHeader;
+use crate::format::{hash, tag, ElementType, RECORD_A, RECORD_B, RECORD_LEN};
+use crate::format::container::Geometry;
+use crate::format::header::{read_header, RootRecord};
+use crate::format::typed::TypedHeader;
 use crate::read::Document;
 use crate::value::Value;
 
@@ -217,9 +218,9 @@ impl Editor {
         let Some((last, parents)) = path.split_last() else {
             check_value(value, 0)?;
             let old = (self.record.root_tag, self.record.root);
-            let (t, p) = self.write_value(value);
-            self.write_slot(&[], t, p);
-            self.free_value(old.0, old.1);
+            let (t, p) = self.write_value(value)?;
+            self.write_slot(&[], t, p)?;
+            self.free_value(old.0, old.1)?;
             return self.finish();
         };
         let (mut chain, ptag, ppay) = self.resolve(parents)?;
@@ -229,24 +230,24 @@ impl Editor {
         match target {
             Target::Child(index, old) => {
                 chain.push(Step { pos, tag: ptag, index });
-                if let Some(t) = self.overwrite_data(old, value) {
+                if let Some(t) = self.overwrite_data(old, value)? {
                     if t != old.0 {
-                        self.write_slot(&chain, t, old.1);
+                        self.write_slot(&chain, t, old.1)?;
                     }
                     return self.finish();
                 }
-                let (t, p) = self.write_value(value);
-                self.write_slot(&chain, t, p);
-                self.free_value(old.0, old.1);
+                let (t, p) = self.write_value(value)?;
+                self.write_slot(&chain, t, p)?;
+                self.free_value(old.0, old.1)?;
             }
             Target::New(key) => {
                 let key = match key {
                     NewKey::Array => 0,
-                    NewKey::Object(k) => self.ensure_key(k),
+                    NewKey::Object(k) => self.ensure_key(k)?,
                     NewKey::IntMap(k) => k as u64,
                 };
-                let (t, p) = self.write_value(value);
-                let count = self.info(pos, ptag)?.count;
+                let (t, p) = self.write_value(value)?;
+                let count = self.geometry(pos, ptag)?.count;
                 self.insert_child(&chain, Step { pos, tag: ptag, index: count }, key, t, p)?;
             }
         }
@@ -261,10 +262,10 @@ impl Editor {
         if ptag != tag::ARRAY {
             return Err(wrong_kind("an array", ptag, ppay));
         }
-        let count = self.info(ppay as usize, ptag)?.count;
+        let count = self.geometry(ppay as usize, ptag)?.count;
         let index = if *last == "-" { count } else { parse_index(last).filter(|&i| i <= count).ok_or_else(|| missing("array index out of range"))? };
         check_value(value, chain.len() + 1)?;
-        let (t, p) = self.write_value(value);
+        let (t, p) = self.write_value(value)?;
         self.insert_child(&chain, Step { pos: ppay as usize, tag: ptag, index }, 0, t, p)?;
         self.finish()
     }
@@ -283,11 +284,11 @@ impl Editor {
         let Target::Child(index, old) = self.target(ptag, ppay, last)? else {
             return Err(missing("no such child"));
         };
-        let info = self.info(ppay as usize, ptag)?;
-        let mut entries = self.read_entries(&info);
+        let g = self.geometry(ppay as usize, ptag)?;
+        let mut entries = self.read_entries(&g)?;
         entries.remove(index);
-        self.store_container(&chain, &info, entries);
-        self.free_value(old.0, old.1);
+        self.store_container(&chain, &g, entries)?;
+        self.free_value(old.0, old.1)?;
         self.finish()
     }
 
@@ -308,11 +309,14 @@ impl Editor {
         if let Target::Child(..) = self.target(ptag, ppay, new_key)? {
             return Err(Error::new(Category::DuplicateKey, format!("key \"{new_key}\" already exists")));
         }
-        let key = if ptag == tag::OBJECT { self.ensure_key(new_key) } else { new_key.parse::<i64>().unwrap() as u64 };
-        let info = self.info(ppay as usize, ptag)?;
-        let mut entries = self.read_entries(&info);
+        let key = match ptag {
+            tag::OBJECT => self.ensure_key(new_key)?,
+            _ => new_key.parse::<i64>().map_err(|_| missing(&format!("\"{new_key}\" is not an integer key")))? as u64,
+        };
+        let g = self.geometry(ppay as usize, ptag)?;
+        let mut entries = self.read_entries(&g)?;
         entries.keys[index] = key;
-        self.store_container(&chain, &info, entries);
+        self.store_container(&chain, &g, entries)?;
         self.finish()
     }
 
@@ -332,9 +336,9 @@ impl Editor {
         if (p as usize) < self.frozen() {
             // Copy-on-write: the committed block stays as it is.
             let old = self.document()?.pointer(&pointer_of(path))?.to_value()?;
-            let (t, np) = self.write_value(&old);
-            self.write_slot(&chain, t, np);
-            self.free_value(tag::TYPED, p);
+            let (t, np) = self.write_value(&old)?;
+            self.write_slot(&chain, t, np)?;
+            self.free_value(tag::TYPED, p)?;
             p = np;
             h = TypedHeader::parse(&self.buf, p)?;
         }
@@ -386,10 +390,10 @@ impl Editor {
     /// Where `token` lands in the container (t, p).
     fn target<'k>(&self, t: u8, p: u64, token: &'k str) -> Result<Target<'k>> {
         let c = match t {
-            tag::ARRAY | tag::OBJECT | tag::INTMAP => Container::parse(&self.buf, p, t)?,
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => Geometry::parse(&self.buf, p, t)?,
             _ => return Err(wrong_kind("a container", t, p)),
         };
-        let existing = |i: usize| Ok(Target::Child(i, c.child(i)?));
+        let existing = |i: usize| Ok(Target::Child(i, c.child(&self.buf, i)?));
         match t {
             tag::ARRAY => {
                 if token == "-" {
@@ -403,7 +407,7 @@ impl Editor {
             }
             tag::INTMAP => {
                 let key = token.parse::<i64>().map_err(|_| missing(&format!("\"{token}\" is not an integer key")))?;
-                match c.find_int(key)? {
+                match c.find(&self.buf, key as u64, key as u64)? {
                     Some(i) => existing(i),
                     None => Ok(Target::New(NewKey::IntMap(key))),
                 }
@@ -416,25 +420,12 @@ impl Editor {
     }
 
     /// The child of object `c` with key `key`.
-    fn find_key(&self, c: &Container<'_>, key: &str) -> Result<Option<usize>> {
-        let dict = Dict::parse(&self.buf, self.record.dictionary)?;
-        let hash = layout::key_hash(key.as_bytes());
-        let Some(id) = dict.find(&self.buf, key.as_bytes(), hash)? else { return Ok(None) };
-        if !c.has_index() {
-            return Ok((0..c.count).find(|&i| c.key(i) == id));
+    fn find_key(&self, c: &Geometry, key: &str) -> Result<Option<usize>> {
+        let h = hash::key_hash(key.as_bytes());
+        match self.dictionary()?.find(&self.buf, key.as_bytes(), h)? {
+            Some(id) => c.find(&self.buf, id, h),
+            None => Ok(None),
         }
-        let index = c.index();
-        let entry = c.index_entry as usize;
-        let table = index.len() / entry;
-        let mut bucket = layout::home_bucket(hash, table);
-        for _ in 0..table {
-            match layout::read_uint(index, entry, bucket) as usize {
-                0 => return Ok(None),
-                e if e <= c.count && c.key(e - 1) == id => return Ok(Some(e - 1)),
-                _ => bucket = (bucket + 1) & (table - 1),
-            }
-        }
-        Ok(None)
     }
 }
 
@@ -448,7 +439,7 @@ fn missing(what: &str) -> Error {
 
 fn wrong_kind(expected: &str, t: u8, p: u64) -> Error {
     let err = Error::new(Category::WrongType, format!("expected {expected}, found a value with tag {t:#04x}"));
-    if layout::tag::is_pointer(t) { err.at(p) } else { err }
+    if tag::is_pointer(t) { err.at(p) } else { err }
 }
 
 /// The unescaped tokens of a pointer; most pointers have a few short tokens, none escaped,
@@ -503,14 +494,14 @@ fn check_value(v: &Value, depth: usize) -> Result<()> {
     match v {
         Value::BigNum(s) => {
             let out_of_range = s.parse::<i64>().is_err() && s.parse::<u64>().is_err();
-            if !crate::validate::is_bignum_text(s.as_bytes()) || !out_of_range {
+            if !crate::format::is_bignum_text(s.as_bytes()) || !out_of_range {
                 return Err(Error::new(Category::NotRepresentable, format!("\"{s}\" is not an integer outside the 64-bit range")));
             }
             Ok(())
         }
         Value::Array(_) | Value::Object(_) | Value::IntMap(_) => {
-            if depth + 1 > layout::DEFAULT_MAX_DEPTH {
-                return Err(Error::depth_limit(layout::DEFAULT_MAX_DEPTH));
+            if depth + 1 > crate::format::DEFAULT_MAX_DEPTH {
+                return Err(Error::depth_limit(crate::format::DEFAULT_MAX_DEPTH));
             }
             let count = match v {
                 Value::Array(a) => a.len(),

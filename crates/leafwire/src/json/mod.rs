@@ -3,9 +3,9 @@
 mod read;
 mod write;
 
-use crate::build::{Builder, DuplicateKeys};
+use crate::builder::{Builder, DuplicateKeys};
 use crate::error::Result;
-use crate::layout::DEFAULT_MAX_DEPTH;
+use crate::format::DEFAULT_MAX_DEPTH;
 use crate::read::Document;
 use crate::value::Value;
 
@@ -36,7 +36,7 @@ pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
     let mut b = Builder::new(options.max_depth);
     b.duplicate_keys = options.duplicate_keys;
     read::parse_into(json, &mut b)?;
-    crate::encode::encode(&b.finish()?)
+    crate::canonical::encode(&b.finish()?)
 }
 
 /// Parses JSON text into a `Value` (numeric arrays become typed arrays, as in `from_json`).

@@ -2,7 +2,7 @@
 
 use jiter::{Jiter, JiterError, Peek};
 
-use crate::build::{Builder, FrameKind, Item, NumTy};
+use crate::builder::{Builder, FrameKind, Item, NumTy};
 use crate::error::{Category, Error, Result};
 
 pub(crate) fn parse_into(json: &[u8], b: &mut Builder) -> Result<()> {

@@ -6,43 +6,21 @@
 //! Nothing else is read. A lookup never panics or reads out of bounds on any input, but
 //! only `validate` proves a document well-formed as a whole.
 
-pub(crate) mod container;
-pub(crate) mod header;
+mod iter;
 mod lookup;
 pub(crate) mod typed;
 
 use crate::error::{Category, Error, Result};
-use crate::layout::{read_varint, tag, HEADER_LEN};
+use crate::format::container::Geometry;
+use crate::format::data::{self, utf8};
+use crate::format::dictionary::Dict;
+use crate::format::header::{self, RootRecord};
+use crate::format::typed::TypedHeader;
+use crate::format::budget::Budget;
+use crate::format::{is_bignum_text, tag};
 use crate::value::{Kind, Value};
-use container::{Container, Dict};
-pub use header::RootRecord;
-use typed::TypedHeader;
+pub use iter::{Children, Entries, IntEntries, ObjectView};
 pub use typed::{Element, TypedRef};
-
-/// Work allowance of a whole-value traversal (decode, JSON, serde): each value visited
-/// costs 1, a data block its length, and a typed array its bytes plus its rows (charged
-/// once, at the whole array). In a tree this sums to less than twice the document length
-/// (every child has its own tag byte, blocks do not overlap, rows never outnumber
-/// elements); a crafted document that shares subtrees (a DAG, describing exponentially
-/// many values) runs out instead of running for ever.
-pub(crate) struct Budget(std::cell::Cell<u64>);
-
-impl Budget {
-    pub fn for_document(buf: &[u8]) -> Budget {
-        Budget(std::cell::Cell::new(2 * buf.len() as u64 + 4096))
-    }
-
-    #[inline]
-    pub fn charge(&self, cost: u64, offset: u64) -> Result<()> {
-        match self.0.get().checked_sub(cost) {
-            Some(left) => {
-                self.0.set(left);
-                Ok(())
-            }
-            None => Err(Error::malformed(offset, "the document describes more values than it has bytes (a shared subtree or cycle)")),
-        }
-    }
-}
 
 /// An open Leafwire document over borrowed bytes. Opening costs O(1).
 #[derive(Debug, Clone, Copy)]
@@ -141,8 +119,8 @@ impl<'a> Node<'a> {
         self.buf
     }
 
-    pub(crate) fn container(&self) -> Result<Container<'a>> {
-        Container::parse(self.buf, self.payload, self.tag)
+    pub(crate) fn container(&self) -> Result<Geometry> {
+        Geometry::parse(self.buf, self.payload, self.tag)
     }
 
     fn typed_header(&self) -> Result<TypedHeader> {
@@ -168,12 +146,9 @@ impl<'a> Node<'a> {
         (0..self.dict.count() as u64).map(|id| self.dict.key_str(self.buf, id)).collect()
     }
 
-    pub(crate) fn child_of(&self, c: &Container<'a>, i: usize) -> Result<Node<'a>> {
-        self.child(c, i)
-    }
-
-    fn child(&self, c: &Container<'a>, i: usize) -> Result<Node<'a>> {
-        let (t, payload) = c.child(i)?;
+    /// Child `i` (< count) of the container `c`, which is this node's.
+    pub(crate) fn child(&self, c: &Geometry, i: usize) -> Result<Node<'a>> {
+        let (t, payload) = c.child(self.buf, i)?;
         Ok(self.with(t, payload))
     }
 
@@ -201,7 +176,7 @@ impl<'a> Node<'a> {
             return Err(Error::wrong_type("an intmap", self.kind()));
         }
         let c = self.container()?;
-        match c.find_int(key)? {
+        match c.find(self.buf, key as u64, key as u64)? {
             Some(i) => self.child(&c, i),
             None => Err(Error::not_found(format!("no key {key} in intmap")).at(self.payload)),
         }
@@ -214,7 +189,7 @@ impl<'a> Node<'a> {
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 let c = self.container()?;
                 if i >= c.count {
-                    return Err(Error::not_found(format!("index {i} out of range for length {}", c.count)).at(self.payload));
+                    return Err(lookup::out_of_range(i, c.count, self.payload));
                 }
                 self.child(&c, i)
             }
@@ -223,11 +198,11 @@ impl<'a> Node<'a> {
         }
     }
 
-    fn typed_at(&self, i: usize) -> Result<Node<'a>> {
+    pub(super) fn typed_at(&self, i: usize) -> Result<Node<'a>> {
         let h = self.typed_header()?;
         let dim = h.shape[self.level] as usize;
         if i >= dim {
-            return Err(Error::not_found(format!("index {i} out of range for length {dim}")).at(self.payload));
+            return Err(lookup::out_of_range(i, dim, self.payload));
         }
         let stride = h.stride(self.level);
         if self.level + 1 < h.rank {
@@ -350,7 +325,7 @@ impl<'a> Node<'a> {
         if self.tag != expected_tag {
             return Err(Error::wrong_type(what, self.kind()));
         }
-        data_block(self.buf, self.payload)
+        data::block(self.buf, self.payload)
     }
 
     /// A string, borrowed from the document.
@@ -368,7 +343,7 @@ impl<'a> Node<'a> {
     /// A big integer's decimal digits, borrowed from the document.
     pub fn as_bignum(&self) -> Result<&'a str> {
         let bytes = self.data_block(tag::BIGNUM, "a bignum")?;
-        let valid = crate::validate::is_bignum_text(bytes);
+        let valid = is_bignum_text(bytes);
         std::str::from_utf8(bytes).ok().filter(|_| valid).ok_or_else(|| Error::malformed(self.payload, "bignum is not decimal digits"))
     }
 
@@ -410,25 +385,12 @@ impl<'a> Node<'a> {
         Ok(IntEntries { node: *self, container: self.container()?, next: 0 })
     }
 
-    /// Decodes this value and everything under it (nesting up to `DEFAULT_MAX_DEPTH`).
-    pub fn to_value(&self) -> Result<Value> {
-        self.to_value_with(crate::layout::DEFAULT_MAX_DEPTH)
-    }
-
-    /// Decodes this value and everything under it, accepting nesting up to `max_depth`.
-    pub fn to_value_with(&self, max_depth: usize) -> Result<Value> {
-        crate::decode::node_to_value(self, max_depth, max_depth, &Budget::for_document(self.buf))
-    }
-
     /// What visiting this node costs against a `Budget`: its block's length for data
     /// blocks (an upper bound read from its header), 1 for everything else.
     pub(crate) fn visit_cost(&self) -> u64 {
         match self.tag {
-            tag::STRING | tag::BYTES | tag::BIGNUM => read_varint(self.buf, self.payload as usize).map_or(1, |(len, _)| len.max(1)),
-            tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| {
-                let rows: u64 = (0..h.rank.saturating_sub(1)).map(|axis| h.shape[..=axis].iter().product::<u64>()).sum();
-                (h.count * h.element.size()) as u64 + rows + 1
-            }),
+            tag::STRING | tag::BYTES | tag::BIGNUM => data::block(self.buf, self.payload).map_or(1, |b| Budget::block_cost(b.len())),
+            tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| Budget::typed_header_cost(&h)),
             // Rows of a typed array were paid for with the whole array.
             tag::TYPED => 0,
             _ => 1,
@@ -467,156 +429,3 @@ fn unescape_token(token: &str) -> Result<String> {
     Ok(out)
 }
 
-/// Iterator over the children of a container or the rows of a typed array.
-pub struct Children<'a> {
-    node: Node<'a>,
-    container: Option<Container<'a>>,
-    typed_len: usize,
-    next: usize,
-}
-
-impl<'a> Iterator for Children<'a> {
-    type Item = Result<Node<'a>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let i = self.next;
-        let len = self.container.as_ref().map_or(self.typed_len, |c| c.count);
-        if i >= len {
-            return None;
-        }
-        self.next += 1;
-        Some(match &self.container {
-            Some(c) => self.node.child(c, i),
-            None => self.node.typed_at(i),
-        })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let len = self.container.as_ref().map_or(self.typed_len, |c| c.count);
-        (len - self.next, Some(len - self.next))
-    }
-}
-
-/// Iterator over an object's (key, value) pairs.
-pub struct Entries<'a> {
-    node: Node<'a>,
-    container: Container<'a>,
-    next: usize,
-}
-
-impl<'a> Iterator for Entries<'a> {
-    type Item = Result<(&'a str, Node<'a>)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.container.count {
-            return None;
-        }
-        let i = self.next;
-        self.next += 1;
-        Some(self.node.key_str(self.container.key(i)).and_then(|k| Ok((k, self.node.child(&self.container, i)?))))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.container.count - self.next;
-        (left, Some(left))
-    }
-}
-
-/// Iterator over an intmap's (key, value) pairs.
-pub struct IntEntries<'a> {
-    node: Node<'a>,
-    container: Container<'a>,
-    next: usize,
-}
-
-impl<'a> Iterator for IntEntries<'a> {
-    type Item = Result<(i64, Node<'a>)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.next >= self.container.count {
-            return None;
-        }
-        let i = self.next;
-        self.next += 1;
-        Some(self.node.child(&self.container, i).map(|n| (self.container.key(i) as i64, n)))
-    }
-}
-
-/// An object prepared for many lookups ([`Node::object`]).
-#[derive(Debug, Clone, Copy)]
-pub struct ObjectView<'a> {
-    node: Node<'a>,
-    object: lookup::PreparedObject,
-}
-
-impl<'a> ObjectView<'a> {
-    /// The value under `key`; `Category::NotFound` if there is none.
-    #[inline]
-    pub fn get(&self, key: &str) -> Result<Node<'a>> {
-        let (tag, payload) = self.object.child(self.node.buf, &self.node.dict, key.as_bytes())?;
-        Ok(self.node.with(tag, payload))
-    }
-
-    /// Number of keys.
-    pub fn len(&self) -> usize {
-        self.object.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The object as a node (for iteration and the other node methods).
-    pub fn node(&self) -> Node<'a> {
-        self.node
-    }
-}
-
-/// The bytes of the length-prefixed data block (string, bytes, bignum) at `payload`.
-#[inline]
-pub(crate) fn data_block(buf: &[u8], payload: u64) -> Result<&[u8]> {
-    let (start, end) = data_span(buf, payload)?;
-    Ok(&buf[start..end])
-}
-
-/// Where the content of the data block at `payload` lies: (start, end) past its length.
-/// Blocks under 128 bytes (a one-byte length) take the inline path.
-#[inline]
-pub(crate) fn data_span(buf: &[u8], payload: u64) -> Result<(usize, usize)> {
-    if payload >= HEADER_LEN as u64 && payload < buf.len() as u64 {
-        let pos = payload as usize;
-        let len = buf[pos] as usize;
-        if len < 0x80 && pos + 1 + len <= buf.len() {
-            return Ok((pos + 1, pos + 1 + len));
-        }
-    }
-    data_span_slow(buf, payload)
-}
-
-#[cold]
-fn data_span_slow(buf: &[u8], payload: u64) -> Result<(usize, usize)> {
-    let pos = usize::try_from(payload).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())
-        .ok_or_else(|| Error::malformed(payload, "data block offset outside the document"))?;
-    let (len, at) = read_varint(buf, pos)?;
-    let end = usize::try_from(len).ok().and_then(|l| at.checked_add(l)).filter(|&e| e <= buf.len())
-        .ok_or_else(|| Error::malformed(payload, format!("block of {len} bytes runs past the end of the document")))?;
-    Ok((at, end))
-}
-
-/// `bytes` as text if they are UTF-8. Most strings and keys in leafy data are short and
-/// ASCII: a word-at-a-time ASCII scan settles those before the SIMD validator (which
-/// falls back to a byte loop below 64 bytes) is called.
-#[inline]
-pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
-    let mut chunks = bytes.chunks_exact(8);
-    let mut high = 0u64;
-    for c in &mut chunks {
-        high |= u64::from_le_bytes(c.try_into().unwrap());
-    }
-    let tail = chunks.remainder().iter().fold(0u8, |acc, &b| acc | b);
-    if high & 0x8080_8080_8080_8080 == 0 && tail < 0x80 {
-        // SAFETY: every byte is below 0x80, so the bytes are ASCII and therefore UTF-8.
-        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
-    }
-    simdutf8::basic::from_utf8(bytes).ok()
-}

@@ -1,7 +1,9 @@
-//! Typed array blocks (spec §5.2): header parsing and zero-copy slices.
+//! Typed arrays as borrowed views: zero-copy slices and elements (spec §5.2). Where their
+//! parts lie is `format::typed`'s business.
 
 use crate::error::{Category, Error, Result};
-use crate::layout::{checked_align, rank, read_varint, ElementType, MAX_RANK};
+use crate::format::typed::TypedHeader;
+use crate::format::ElementType;
 use crate::value::{TypedArray, TypedData, Value};
 
 /// A Rust type a typed array can be borrowed as.
@@ -13,73 +15,6 @@ macro_rules! impl_element {
     ($($t:ty => $e:ident),*) => { $(impl Element for $t { const TYPE: ElementType = ElementType::$e; })* };
 }
 impl_element!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64, f32 => F32, f64 => F64);
-
-/// A parsed typed array header.
-#[derive(Debug, Clone)]
-pub(crate) struct TypedHeader {
-    pub element: ElementType,
-    pub rank: usize,
-    /// The dimensions (`rank` of them); most arrays have one or two, kept inline.
-    pub shape: smallvec::SmallVec<[u64; 3]>,
-    /// Element count (product of the shape).
-    pub count: usize,
-    pub data_pos: usize,
-    pub mask_pos: Option<usize>,
-}
-
-impl TypedHeader {
-    pub fn parse(buf: &[u8], offset: u64) -> Result<TypedHeader> {
-        let malformed = |what: String| Error::malformed(offset, format!("typed array: {what}"));
-        let pos = usize::try_from(offset).ok().filter(|&p| p >= crate::layout::HEADER_LEN && p + 2 <= buf.len())
-            .ok_or_else(|| malformed(format!("offset {offset} outside the document")))?;
-        let element = ElementType::from_code(buf[pos]).ok_or_else(|| malformed(format!("unknown element type {}", buf[pos])))?;
-        let rank_byte = buf[pos + 1];
-        let rank = (rank_byte & rank::DIMS_MASK) as usize;
-        if rank == 0 || rank > MAX_RANK {
-            return Err(malformed(format!("rank {rank} outside 1..=32")));
-        }
-        let has_mask = rank_byte & rank::HAS_MASK != 0;
-        if has_mask && (element != ElementType::F64 || rank_byte & rank::HAS_CAPACITY != 0) {
-            return Err(malformed("an integer mask needs element type f64 and no capacity".into()));
-        }
-        let mut shape = smallvec::SmallVec::<[u64; 3]>::new();
-        let mut q = pos + 2;
-        let mut count: u64 = 1;
-        let mut rows: u64 = 1;
-        for _ in 0..rank {
-            let d;
-            (d, q) = read_varint(buf, q)?;
-            count = count.checked_mul(d).ok_or_else(|| malformed("element count overflows".into()))?;
-            // Bounds the rows a reader may walk even when a later dimension is zero.
-            rows = rows.saturating_mul(d);
-            if rows > buf.len() as u64 {
-                return Err(malformed(format!("shape has more rows than the document has bytes (dimension {d})")));
-            }
-            shape.push(d);
-        }
-        let mut spare_rows = 0;
-        if rank_byte & rank::HAS_CAPACITY != 0 {
-            (spare_rows, q) = read_varint(buf, q)?;
-        }
-        let size = element.size() as u64;
-        let data_pos = checked_align(q, element.size()).ok_or_else(|| malformed("truncated".into()))?;
-        let available = (buf.len() - data_pos.min(buf.len())) as u64;
-        let row = if shape[0] == 0 { 0 } else { count / shape[0] };
-        let reserved = spare_rows.checked_mul(row).and_then(|r| r.checked_add(count));
-        let data_len = reserved.and_then(|n| n.checked_mul(size));
-        let mask_len = if has_mask { count.div_ceil(8) } else { 0 };
-        if data_len.and_then(|l| l.checked_add(mask_len)).is_none_or(|l| l > available) {
-            return Err(malformed(format!("{count} elements of {} do not fit in the document", element.name())));
-        }
-        let mask_pos = has_mask.then(|| data_pos + data_len.unwrap() as usize);
-        Ok(TypedHeader { element, rank, shape, count: count as usize, data_pos, mask_pos })
-    }
-
-    /// Element count of one row at `level` (the product of the dimensions after it).
-    pub fn stride(&self, level: usize) -> usize {
-        self.shape[level + 1..self.rank].iter().product::<u64>() as usize
-    }
-}
 
 /// A borrowed view of a typed array, or of one row of a higher-rank one.
 #[derive(Debug, Clone)]

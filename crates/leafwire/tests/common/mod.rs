@@ -2,6 +2,8 @@
 //! strategy for arbitrary values.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod corpus;
+
 use leafwire::{IntMap, Map, TypedArray, TypedData, Value};
 use proptest::prelude::*;
 

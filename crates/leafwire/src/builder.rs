@@ -1,0 +1,456 @@
+//! The builder: a flat, allocation-light tree that every encoding path fills (JSON text,
+//! serde, `Value`) and `encode` lays out breadth-first.
+//!
+//! Values arrive depth-first. Each open container collects its children on a stack; when
+//! it closes, the children move as one contiguous run into `items`, which is what lets the
+//! layout pass walk the tree level by level. Closing an array is also where a run of
+//! numbers becomes a typed array, and a run of equal-shaped typed arrays one of higher rank.
+
+use indexmap::IndexSet;
+use rustc_hash::{FxBuildHasher, FxHashSet};
+use smallvec::SmallVec;
+
+/// A typed array's shape: most have one or two dimensions, kept inline.
+pub(crate) type Shape = SmallVec<[u64; 3]>;
+
+use crate::error::{Category, Error, Result};
+use crate::format::{ElementType, MAX_RANK};
+
+/// Where a number came from, which decides how arrays of it are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NumTy {
+    /// A JSON integer in i64: arrays of them narrow to the smallest integer element type.
+    JsonInt,
+    /// A JSON number with fraction or exponent.
+    JsonFloat,
+    /// A number of a definite Rust type (serde, `Value::F32`...): arrays keep the type.
+    Exact(ElementType),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Item {
+    Null,
+    Bool(bool),
+    /// `bits` holds an i64 for integer types, u64 for U64, f64/f32 bits for floats,
+    /// 0/1 for Bool.
+    Num(NumTy, u64),
+    /// An integer above i64::MAX that is not part of a typed array candidate.
+    UInt(u64),
+    Str { start: usize, len: usize },
+    Bytes { start: usize, len: usize },
+    BigNum { start: usize, len: usize },
+    Array { first: usize, len: usize },
+    Object { first: usize, len: usize },
+    IntMap { first: usize, len: usize },
+    Typed(usize),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TypedItem {
+    pub element: ElementType,
+    pub shape: Shape,
+    /// Element bytes (little-endian) in `Builder::tdata`.
+    pub data: std::ops::Range<usize>,
+    /// One byte (0/1) per element in `Builder::tmask`, for masked f64 arrays.
+    pub mask: Option<std::ops::Range<usize>>,
+    /// Came from JSON: the element type was inferred and may be widened on merge.
+    pub inferred: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrameKind {
+    Array,
+    Object,
+    IntMap,
+}
+
+struct Frame {
+    kind: FrameKind,
+    start: usize,
+    /// Keys seen, once the container is too large for a linear duplicate scan.
+    seen: Option<FxHashSet<u64>>,
+}
+
+/// What to do when an object receives a key it already has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DuplicateKeys {
+    /// Fail with `Category::DuplicateKey` (the default: nothing is silently dropped).
+    #[default]
+    Error,
+    /// Keep the last value, as JavaScript's `JSON.parse` does.
+    Last,
+}
+
+const LINEAR_DUPLICATE_SCAN: usize = 16;
+
+pub(crate) struct Builder {
+    pub items: Vec<Item>,
+    /// Parallel to `items`: the key of each child (key id for objects, i64 for intmaps).
+    pub keys: Vec<u64>,
+    stack: Vec<Item>,
+    stack_keys: Vec<u64>,
+    frames: Vec<Frame>,
+    pub strings: Vec<u8>,
+    pub typed: Vec<TypedItem>,
+    pub tdata: Vec<u8>,
+    pub tmask: Vec<u8>,
+    pub dict: IndexSet<Box<str>, FxBuildHasher>,
+    pub max_depth: usize,
+    pub duplicate_keys: DuplicateKeys,
+}
+
+impl Builder {
+    pub fn new(max_depth: usize) -> Builder {
+        Builder {
+            items: Vec::new(),
+            keys: Vec::new(),
+            stack: Vec::new(),
+            stack_keys: Vec::new(),
+            frames: Vec::new(),
+            strings: Vec::new(),
+            typed: Vec::new(),
+            tdata: Vec::new(),
+            tmask: Vec::new(),
+            dict: IndexSet::default(),
+            max_depth,
+            duplicate_keys: DuplicateKeys::Error,
+        }
+    }
+
+    /// Interns an object key, returning its provisional id.
+    pub fn key_id(&mut self, key: &str) -> u64 {
+        if let Some(id) = self.dict.get_index_of(key) {
+            return id as u64;
+        }
+        self.dict.insert_full(key.into()).0 as u64
+    }
+
+    /// Pushes a finished value; `key` is the key id or int key inside objects and maps.
+    #[inline]
+    pub fn push(&mut self, key: u64, item: Item) -> Result<()> {
+        if let Some(frame) = self.frames.last_mut() {
+            if frame.kind != FrameKind::Array {
+                let duplicate = match &mut frame.seen {
+                    Some(seen) => !seen.insert(key),
+                    None => {
+                        let dup = self.stack_keys[frame.start..].contains(&key);
+                        if self.stack.len() - frame.start >= LINEAR_DUPLICATE_SCAN {
+                            frame.seen = Some(self.stack_keys[frame.start..].iter().copied().chain([key]).collect());
+                        }
+                        dup
+                    }
+                };
+                if duplicate {
+                    match self.duplicate_keys {
+                        DuplicateKeys::Error => {
+                            let name = match frame.kind {
+                                FrameKind::Object => format!("\"{}\"", &self.dict[key as usize]),
+                                _ => (key as i64).to_string(),
+                            };
+                            return Err(Error::new(Category::DuplicateKey, format!("duplicate key {name}")));
+                        }
+                        DuplicateKeys::Last => {
+                            let at = frame.start + self.stack_keys[frame.start..].iter().position(|&k| k == key).unwrap();
+                            self.stack.remove(at);
+                            self.stack_keys.remove(at);
+                        }
+                    }
+                }
+            }
+        }
+        self.stack.push(item);
+        self.stack_keys.push(key);
+        Ok(())
+    }
+
+    pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
+        let start = self.strings.len();
+        self.strings.extend_from_slice(s);
+        self.push(key, Item::Str { start, len: s.len() })
+    }
+
+    pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
+        let start = self.strings.len();
+        self.strings.extend_from_slice(s);
+        self.push(key, Item::Bytes { start, len: s.len() })
+    }
+
+    pub fn push_bignum(&mut self, key: u64, digits: &[u8]) -> Result<()> {
+        let start = self.strings.len();
+        self.strings.extend_from_slice(digits);
+        self.push(key, Item::BigNum { start, len: digits.len() })
+    }
+
+    /// Opens a container whose children follow until `close`. The key is pushed with the
+    /// container when it closes.
+    pub fn open(&mut self, kind: FrameKind) -> Result<()> {
+        if self.frames.len() >= self.max_depth {
+            return Err(Error::depth_limit(self.max_depth));
+        }
+        self.frames.push(Frame { kind, start: self.stack.len(), seen: None });
+        Ok(())
+    }
+
+    /// Closes the innermost container and pushes it, under `key`, to its parent.
+    pub fn close(&mut self, key: u64) -> Result<()> {
+        let frame = self.frames.pop().expect("close without open");
+        let item = match frame.kind {
+            FrameKind::Array => match self.typed_from_run(frame.start) {
+                Some(typed) => typed,
+                None => {
+                    let (first, len) = self.move_children(frame.start);
+                    Item::Array { first, len }
+                }
+            },
+            FrameKind::Object => {
+                let (first, len) = self.move_children(frame.start);
+                Item::Object { first, len }
+            }
+            FrameKind::IntMap => {
+                let (first, len) = self.move_children(frame.start);
+                Item::IntMap { first, len }
+            }
+        };
+        self.stack.truncate(frame.start);
+        self.stack_keys.truncate(frame.start);
+        self.push(key, item)
+    }
+
+    /// Closes the innermost container, an array, without turning it into a typed array.
+    pub fn close_generic(&mut self, key: u64) -> Result<()> {
+        let frame = self.frames.pop().expect("close without open");
+        let (first, len) = self.move_children(frame.start);
+        self.stack.truncate(frame.start);
+        self.stack_keys.truncate(frame.start);
+        self.push(key, Item::Array { first, len })
+    }
+
+    fn move_children(&mut self, start: usize) -> (usize, usize) {
+        let first = self.items.len();
+        self.items.extend_from_slice(&self.stack[start..]);
+        self.keys.extend_from_slice(&self.stack_keys[start..]);
+        (first, self.stack.len() - start)
+    }
+
+    /// Adds a typed array given its element bytes; used by `Value` and serde paths.
+    pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Shape, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {
+        let start = self.tdata.len();
+        self.tdata.extend_from_slice(bytes);
+        let mask = mask.map(|m| {
+            let s = self.tmask.len();
+            self.tmask.extend(m.iter().map(|&b| b as u8));
+            s..self.tmask.len()
+        });
+        self.typed.push(TypedItem { element, shape, data: start..self.tdata.len(), mask, inferred: false });
+        self.push(key, Item::Typed(self.typed.len() - 1))
+    }
+
+    /// Finishes the build and returns the root item, pushed as the last entry of `items`.
+    pub fn finish(mut self) -> Result<Builder> {
+        if !self.frames.is_empty() || self.stack.len() != 1 {
+            return Err(Error::new(Category::Custom, "unbalanced builder: expected exactly one root value"));
+        }
+        let root = self.stack.pop().unwrap();
+        self.items.push(root);
+        self.keys.push(0);
+        Ok(self)
+    }
+
+    /// If the children from `start` on form a typed array, stores it and returns its item.
+    fn typed_from_run(&mut self, start: usize) -> Option<Item> {
+        let run = &self.stack[start..];
+        let first = *run.first()?;
+        match first {
+            Item::Num(NumTy::Exact(t), _) => self.exact_run(start, t),
+            Item::Num(_, _) => self.json_number_run(start),
+            Item::Typed(_) => self.merge_rows(start),
+            _ => None,
+        }
+    }
+
+    /// A run of numbers all of one Rust type keeps that type.
+    fn exact_run(&mut self, start: usize, t: ElementType) -> Option<Item> {
+        let run = &self.stack[start..];
+        if !run.iter().all(|it| matches!(it, Item::Num(NumTy::Exact(u), _) if *u == t)) {
+            return None;
+        }
+        let data_start = self.tdata.len();
+        for it in run {
+            let Item::Num(_, bits) = *it else { unreachable!() };
+            self.tdata.extend_from_slice(&bits.to_le_bytes()[..t.size()]);
+        }
+        Some(self.store_typed(t, smallvec::smallvec![run.len() as u64], data_start, None, false))
+    }
+
+    /// A run of JSON numbers: integers narrow, floats are f64, a mix is f64 with a mask.
+    fn json_number_run(&mut self, start: usize) -> Option<Item> {
+        let run = &self.stack[start..];
+        let (mut ints, mut floats) = (0usize, 0usize);
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let mut exact = true;
+        for it in run {
+            match *it {
+                Item::Num(NumTy::JsonInt, bits) => {
+                    let v = bits as i64;
+                    ints += 1;
+                    lo = lo.min(v);
+                    hi = hi.max(v);
+                    exact &= v.unsigned_abs() <= 1 << 53;
+                }
+                Item::Num(NumTy::JsonFloat, _) => floats += 1,
+                _ => return None,
+            }
+        }
+        let data_start = self.tdata.len();
+        if floats == 0 {
+            let t = narrowest_int(lo, hi);
+            for it in run {
+                let Item::Num(_, bits) = *it else { unreachable!() };
+                self.tdata.extend_from_slice(&bits.to_le_bytes()[..t.size()]);
+            }
+            return Some(self.store_typed(t, smallvec::smallvec![ints as u64], data_start, None, true));
+        }
+        if ints > 0 && !exact {
+            return None;
+        }
+        let mask_start = self.tmask.len();
+        for it in run {
+            let (value, is_int) = match *it {
+                Item::Num(NumTy::JsonInt, bits) => (bits as i64 as f64, true),
+                Item::Num(_, bits) => (f64::from_bits(bits), false),
+                _ => unreachable!(),
+            };
+            self.tdata.extend_from_slice(&value.to_le_bytes());
+            if ints > 0 {
+                self.tmask.push(is_int as u8);
+            }
+        }
+        let mask = (ints > 0).then(|| mask_start..self.tmask.len());
+        Some(self.store_typed(ElementType::F64, smallvec::smallvec![run.len() as u64], data_start, mask, true))
+    }
+
+    /// A run of typed arrays of one shape becomes one array of rank + 1.
+    fn merge_rows(&mut self, start: usize) -> Option<Item> {
+        let run = &self.stack[start..];
+        let Item::Typed(first) = run[0] else { return None };
+        // Rows were stored one after the other, so they are the last typed items and
+        // their bytes are adjacent at the tail.
+        if first + run.len() != self.typed.len() || !run.iter().enumerate().all(|(i, it)| matches!(it, Item::Typed(id) if *id == first + i)) {
+            return None;
+        }
+        let rows = &self.typed[first..];
+        let head = &rows[0];
+        if head.shape.len() >= MAX_RANK || rows.iter().any(|r| r.shape != head.shape) {
+            return None;
+        }
+        let mut merged_shape: Shape = smallvec::smallvec![rows.len() as u64];
+        merged_shape.extend_from_slice(&head.shape);
+        let same_type = rows.iter().all(|r| r.element == head.element && r.mask.is_none() && r.inferred == head.inferred);
+        if same_type {
+            let data_start = head.data.start;
+            let (element, inferred) = (head.element, head.inferred);
+            self.typed.truncate(first);
+            return Some(self.store_typed(element, merged_shape, data_start, None, inferred));
+        }
+        if !rows.iter().all(|r| r.inferred) {
+            return None;
+        }
+        self.merge_inferred_rows((first..first + run.len()).collect(), merged_shape)
+    }
+
+    /// Joins inferred (JSON) rows of different element types: integers widen, and
+    /// integers with floats become f64 with a mask.
+    fn merge_inferred_rows(&mut self, ids: Vec<usize>, shape: Shape) -> Option<Item> {
+        let rows: Vec<TypedItem> = ids.iter().map(|&i| self.typed[i].clone()).collect();
+        let any_float = rows.iter().any(|r| r.element == ElementType::F64);
+        let mut values: Vec<(u64, bool)> = Vec::new(); // (bits, is_int)
+        for row in &rows {
+            let bytes = &self.tdata[row.data.clone()];
+            let size = row.element.size();
+            for (i, chunk) in bytes.chunks_exact(size).enumerate() {
+                let is_int = match (&row.mask, row.element) {
+                    (Some(m), _) => self.tmask[m.start + i] != 0,
+                    (None, t) => !t.is_float(),
+                };
+                let bits = if row.element == ElementType::F64 {
+                    u64::from_le_bytes(chunk.try_into().unwrap())
+                } else {
+                    int_from_le(chunk, row.element) as u64
+                };
+                values.push((bits, is_int));
+            }
+        }
+        let data_start = rows[0].data.start;
+        let mask_start = rows.iter().find_map(|r| r.mask.as_ref().map(|m| m.start)).unwrap_or(self.tmask.len());
+        if !any_float {
+            let (lo, hi) = values.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &(b, _)| (lo.min(b as i64), hi.max(b as i64)));
+            let t = narrowest_int(lo, hi);
+            self.tdata.truncate(data_start);
+            for &(bits, _) in &values {
+                self.tdata.extend_from_slice(&bits.to_le_bytes()[..t.size()]);
+            }
+            self.typed.truncate(ids[0]);
+            return Some(self.store_typed(t, shape, data_start, None, true));
+        }
+        let row_is_float: Vec<bool> = rows.iter().map(|r| r.element == ElementType::F64).collect();
+        let per_row = (values.len() / rows.len()).max(1);
+        // Integers of f64 rows are exact by construction; those of integer rows must be.
+        let exact = values.iter().enumerate().all(|(i, &(b, _))| row_is_float[i / per_row] || (b as i64).unsigned_abs() <= 1 << 53);
+        if !exact {
+            return None;
+        }
+        self.tdata.truncate(data_start);
+        self.tmask.truncate(mask_start);
+        let new_mask_start = self.tmask.len();
+        for (i, &(bits, is_int)) in values.iter().enumerate() {
+            let value = if row_is_float[i / per_row] { f64::from_bits(bits) } else { bits as i64 as f64 };
+            self.tdata.extend_from_slice(&value.to_le_bytes());
+            self.tmask.push(is_int as u8);
+        }
+        self.typed.truncate(ids[0]);
+        let mask = Some(new_mask_start..self.tmask.len());
+        Some(self.store_typed(ElementType::F64, shape, data_start, mask, true))
+    }
+
+    fn store_typed(&mut self, element: ElementType, shape: Shape, data_start: usize, mask: Option<std::ops::Range<usize>>, inferred: bool) -> Item {
+        self.typed.push(TypedItem { element, shape, data: data_start..self.tdata.len(), mask, inferred });
+        Item::Typed(self.typed.len() - 1)
+    }
+}
+
+/// The first of i8, u8, i16, u16, i32, u32, i64 that holds every value in `lo..=hi`.
+pub(crate) fn narrowest_int(lo: i64, hi: i64) -> ElementType {
+    use ElementType::*;
+    let fits = |min: i64, max: i64| lo >= min && hi <= max;
+    if fits(i8::MIN as i64, i8::MAX as i64) {
+        I8
+    } else if fits(0, u8::MAX as i64) {
+        U8
+    } else if fits(i16::MIN as i64, i16::MAX as i64) {
+        I16
+    } else if fits(0, u16::MAX as i64) {
+        U16
+    } else if fits(i32::MIN as i64, i32::MAX as i64) {
+        I32
+    } else if fits(0, u32::MAX as i64) {
+        U32
+    } else {
+        I64
+    }
+}
+
+/// Reads one little-endian integer element of type `t` as i64 (u64 elements wrap).
+pub(crate) fn int_from_le(chunk: &[u8], t: ElementType) -> i64 {
+    use ElementType::*;
+    match t {
+        Bool | U8 => chunk[0] as i64,
+        I8 => chunk[0] as i8 as i64,
+        I16 => i16::from_le_bytes([chunk[0], chunk[1]]) as i64,
+        U16 => u16::from_le_bytes([chunk[0], chunk[1]]) as i64,
+        I32 => i32::from_le_bytes(chunk[..4].try_into().unwrap()) as i64,
+        U32 => u32::from_le_bytes(chunk[..4].try_into().unwrap()) as i64,
+        I64 | U64 | F64 => i64::from_le_bytes(chunk[..8].try_into().unwrap()),
+        F32 => i32::from_le_bytes(chunk[..4].try_into().unwrap()) as i64,
+    }
+}
+

@@ -1,0 +1,63 @@
+//! The work budget of whole-value readers (decode, JSON, serde, the Python decoders).
+//!
+//! Each value visited costs 1, a data block its length, and a typed array its bytes plus
+//! its rows (charged once, at the whole array). In a tree this sums to less than twice the
+//! document length (every child has its own tag byte, blocks do not overlap, rows never
+//! outnumber elements), so a reader given [`Budget::for_document`] never runs out on a
+//! valid document. A crafted document that shares subtrees (a DAG, describing
+//! exponentially many values) runs out instead of running for ever.
+
+use std::cell::Cell;
+
+use super::typed::TypedHeader;
+use crate::error::{Error, Result};
+
+pub struct Budget(Cell<u64>);
+
+impl Budget {
+    /// The allowance for a document of `len` bytes.
+    pub fn for_document(len: usize) -> Budget {
+        Budget(Cell::new(2 * len as u64 + 4096))
+    }
+
+    /// Spends `cost`, or fails (with `offset`, the block being visited) when the allowance
+    /// is used up.
+    #[inline]
+    pub fn charge(&self, cost: u64, offset: u64) -> Result<()> {
+        match self.0.get().checked_sub(cost) {
+            Some(left) => {
+                self.0.set(left);
+                Ok(())
+            }
+            None => Err(exhausted(offset)),
+        }
+    }
+
+    /// Cost of a string, bytes or bignum block of `len` content bytes.
+    #[inline]
+    pub fn block_cost(len: usize) -> u64 {
+        (len as u64).max(1)
+    }
+
+    /// Cost of a whole typed array of `shape` and `bytes` data bytes: its bytes, plus one
+    /// per row of every axis but the last (the lists a reader may build), plus one.
+    pub fn typed_cost(shape: &[u64], bytes: usize) -> u64 {
+        let (mut rows, mut product) = (0u64, 1u64);
+        for &d in &shape[..shape.len().saturating_sub(1)] {
+            product = product.saturating_mul(d);
+            rows = rows.saturating_add(product);
+        }
+        (bytes as u64).saturating_add(rows).saturating_add(1)
+    }
+
+    /// [`Budget::typed_cost`] of a parsed header.
+    pub fn typed_header_cost(h: &TypedHeader) -> u64 {
+        Self::typed_cost(&h.shape, h.count * h.element.size())
+    }
+}
+
+/// The error of an exhausted budget.
+#[cold]
+pub fn exhausted(offset: u64) -> Error {
+    Error::malformed(offset, "the document describes more values than it has bytes (a shared subtree or cycle)")
+}

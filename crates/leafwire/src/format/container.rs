@@ -1,0 +1,354 @@
+//! Container blocks (spec §4): where a container's tags, keys, slots and hash index lie.
+//!
+//! [`Geometry::parse`] is the one parser of a container header: the lazy reader, lookups,
+//! `raw`, the validator and the editor all call it, so they agree on every header. It
+//! proves that every array it describes lies inside the buffer, so reading a child
+//! afterwards is plain slice indexing. [`Shape`] is the writer's side: from the widths and
+//! counts a writer chose, the same geometry and the header bytes.
+
+use super::hash;
+use super::numbers::{log2_width, read_small_varint, read_uint, sign_extend, write_uint, put_varint};
+use super::{tag, HEADER_LEN, INDEX_THRESHOLD};
+use crate::error::{Error, Result};
+
+/// Container layout byte bits (spec §4).
+pub mod bits {
+    pub const WIDTH_MASK: u8 = 0b0000_0011;
+    pub const KEY_WIDTH_SHIFT: u8 = 2;
+    pub const HAS_CAPACITY: u8 = 0b0001_0000;
+    pub const HAS_INDEX: u8 = 0b0010_0000;
+    pub const RESERVED: u8 = 0b1100_0000;
+}
+
+/// Where a container's parts lie, detached from the buffer (an editor keeps it across
+/// writes). Positions are absolute byte offsets; `end` is the byte past the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    pub pos: usize,
+    pub tag: u8,
+    /// Number of children n.
+    pub count: usize,
+    /// Child positions reserved, c ≥ n (c = n without a capacity field).
+    pub capacity: usize,
+    /// Whether the header has a capacity field (layout bit 4).
+    pub has_capacity: bool,
+    /// Slot width w and key width k (0 for arrays), in bytes.
+    pub width: u8,
+    pub key_width: u8,
+    /// Entry width of the hash index in bytes, 0 without an index.
+    pub index_entry: u8,
+    pub tags_at: usize,
+    pub keys_at: usize,
+    pub slots_at: usize,
+    /// Start of the hash index (equal to `end` without one).
+    pub index_at: usize,
+    pub end: usize,
+}
+
+/// Whether a layout byte is legal for a container of tag `t` (spec §4): reserved bits zero;
+/// arrays have key width code 0 and no index; objects have key widths 1, 2 or 4.
+#[inline(always)]
+pub fn layout_byte_fits(layout_byte: u8, t: u8) -> bool {
+    let key_code = (layout_byte >> bits::KEY_WIDTH_SHIFT) & 3;
+    layout_byte & bits::RESERVED == 0
+        && match t {
+            tag::ARRAY => key_code == 0 && layout_byte & bits::HAS_INDEX == 0,
+            tag::OBJECT => key_code != 3,
+            tag::INTMAP => true,
+            _ => false,
+        }
+}
+
+impl Geometry {
+    /// Parses the header of the container of tag `t` at `offset` and proves the whole block
+    /// lies inside `buf`. The common case (no capacity field, fewer than 128 children: a
+    /// one-byte count) is computed inline in a few dozen instructions; everything else takes
+    /// the general path, with checked arithmetic.
+    #[inline(always)]
+    pub fn parse(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
+        if offset >= HEADER_LEN as u64 && offset < (buf.len() as u64).saturating_sub(1) {
+            let pos = offset as usize;
+            let (layout_byte, count) = (buf[pos], buf[pos + 1] as usize);
+            if count < 0x80 && layout_byte & bits::HAS_CAPACITY == 0 && layout_byte_fits(layout_byte, t) {
+                let shape = Shape::from_layout_byte(layout_byte, t, count, None);
+                if let Some(g) = shape.checked_geometry(pos, 2).filter(|g| g.end <= buf.len()) {
+                    return Ok(g);
+                }
+            }
+        }
+        Self::parse_general(buf, offset, t)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn parse_general(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
+        let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())
+            .ok_or_else(|| Error::malformed(offset, format!("container offset {offset} outside the document")))?;
+        let layout_byte = buf[pos];
+        if !layout_byte_fits(layout_byte, t) {
+            return Err(Error::malformed(offset, format!("invalid container layout byte {layout_byte:#04x} for tag {t:#04x}")));
+        }
+        let (count, mut q) = read_small_varint(buf, pos + 1)?;
+        let mut capacity = None;
+        if layout_byte & bits::HAS_CAPACITY != 0 {
+            let c;
+            (c, q) = read_small_varint(buf, q)?;
+            capacity = Some(c);
+        }
+        let cap = capacity.unwrap_or(count);
+        if count > cap || cap > u32::MAX as u64 {
+            return Err(Error::malformed(offset, format!("count {count} / capacity {cap} are inconsistent or over 2^32-1")));
+        }
+        let shape = Shape::from_layout_byte(layout_byte, t, count as usize, capacity.map(|c| c as usize));
+        let too_long = || Error::malformed(offset, format!("container of capacity {cap} runs past the end of the document"));
+        let g = shape.checked_geometry(pos, q - pos).ok_or_else(too_long)?;
+        if g.end > buf.len() {
+            return Err(too_long());
+        }
+        Ok(g)
+    }
+
+    /// Whether the container has a hash index.
+    #[inline]
+    pub fn has_index(&self) -> bool {
+        self.index_entry != 0
+    }
+
+    /// Number of buckets of the hash index (0 without one).
+    #[inline]
+    pub fn index_table(&self) -> usize {
+        (self.end - self.index_at).checked_div(self.index_entry as usize).unwrap_or(0)
+    }
+
+    /// Tags of all `capacity` positions.
+    pub fn tags<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.tags_at..self.tags_at + self.capacity]
+    }
+
+    /// Keys of all `capacity` positions (`capacity × k` bytes).
+    pub fn keys<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.keys_at..self.keys_at + self.capacity * self.key_width as usize]
+    }
+
+    /// Slots of all `capacity` positions (`capacity × w` bytes).
+    pub fn slots<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.slots_at..self.slots_at + self.capacity * self.width as usize]
+    }
+
+    /// The hash index's bytes (empty without one).
+    pub fn index_bytes<'a>(&self, buf: &'a [u8]) -> &'a [u8] {
+        &buf[self.index_at..self.end]
+    }
+
+    /// Tag and payload of child `i` (< count), with the slot rule of spec §3.2 checked;
+    /// `int` payloads are sign-extended.
+    #[inline(always)]
+    pub fn child(&self, buf: &[u8], i: usize) -> Result<(u8, u64)> {
+        let (t, width) = (buf[self.tags_at + i], self.width as usize);
+        let raw = read_uint(&buf[self.slots_at..], width, i);
+        if t == tag::INT {
+            return Ok((t, sign_extend(raw, width) as u64));
+        }
+        if !tag::fits_slot(t, width) {
+            return Err(bad_child(self.pos, i, t, width));
+        }
+        Ok((t, raw))
+    }
+
+    /// Key of child `i` (< count): a key id for objects, a sign-extended integer for
+    /// intmaps, 0 for arrays.
+    #[inline(always)]
+    pub fn key(&self, buf: &[u8], i: usize) -> u64 {
+        let width = self.key_width as usize;
+        if width == 0 {
+            return 0;
+        }
+        let raw = read_uint(&buf[self.keys_at..], width, i);
+        if self.tag == tag::INTMAP { sign_extend(raw, width) as u64 } else { raw }
+    }
+
+    /// The child whose key is `key` (a key id for objects, the integer for intmaps), found
+    /// through the hash index when there is one (`hash`: the key's hash, spec §4.1), else by
+    /// a scan of at most a few keys.
+    #[inline(always)]
+    pub fn find(&self, buf: &[u8], key: u64, hash: u64) -> Result<Option<usize>> {
+        if !self.has_index() {
+            if self.key_width == 1 && self.tag == tag::OBJECT {
+                return Ok(buf[self.keys_at..self.keys_at + self.count].iter().position(|&k| k as u64 == key));
+            }
+            return Ok((0..self.count).find(|&i| self.key(buf, i) == key));
+        }
+        hash::probe(self.index_bytes(buf), self.index_entry as usize, hash, |i| {
+            if i >= self.count {
+                return Err(Error::malformed(self.pos as u64, format!("hash index names child {i} of {}", self.count)));
+            }
+            Ok(self.key(buf, i) == key)
+        })
+    }
+
+    /// Writes child `i`'s tag, key (objects, intmaps) and slot payload.
+    #[inline]
+    pub fn write_child(&self, buf: &mut [u8], i: usize, t: u8, key: u64, payload: u64) {
+        buf[self.tags_at + i] = t;
+        let kw = self.key_width as usize;
+        if kw > 0 {
+            write_uint(buf, self.keys_at + i * kw, kw, key);
+        }
+        let w = self.width as usize;
+        write_uint(buf, self.slots_at + i * w, w, payload);
+    }
+}
+
+#[cold]
+fn bad_child(pos: usize, i: usize, t: u8, width: usize) -> Error {
+    Error::malformed(pos as u64, format!("child {i} has tag {t:#04x}, unknown or too wide for slot width {width}"))
+}
+
+/// What a writer decides about a container (spec §§4, 7); its [`Geometry`] follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub tag: u8,
+    pub count: usize,
+    /// A capacity field (spare positions for in-place growth, spec §8), or none (c = n).
+    pub capacity: Option<usize>,
+    pub width: usize,
+    pub key_width: usize,
+    pub indexed: bool,
+}
+
+impl Shape {
+    /// The canonical shape (spec §7): no capacity field; objects and intmaps with more than
+    /// `INDEX_THRESHOLD` children carry an index.
+    pub fn canonical(t: u8, count: usize, width: usize, key_width: usize) -> Shape {
+        Shape { tag: t, count, capacity: None, width, key_width, indexed: t != tag::ARRAY && count > INDEX_THRESHOLD }
+    }
+
+    /// A shape with a capacity field of `capacity` ≥ `count` positions; indexed when the
+    /// capacity passes the threshold, so that growing within it keeps lookups O(1).
+    pub fn with_capacity(t: u8, count: usize, capacity: usize, width: usize, key_width: usize) -> Shape {
+        Shape { tag: t, count, capacity: Some(capacity), width, key_width, indexed: t != tag::ARRAY && capacity > INDEX_THRESHOLD }
+    }
+
+    #[inline(always)]
+    fn from_layout_byte(layout_byte: u8, t: u8, count: usize, capacity: Option<usize>) -> Shape {
+        let width = 1usize << (layout_byte & bits::WIDTH_MASK);
+        let key_width = if t == tag::ARRAY { 0 } else { 1usize << ((layout_byte >> bits::KEY_WIDTH_SHIFT) & 3) };
+        Shape { tag: t, count, capacity, width, key_width, indexed: layout_byte & bits::HAS_INDEX != 0 }
+    }
+
+    /// Reserved child positions c.
+    #[inline]
+    pub fn reserved(&self) -> usize {
+        self.capacity.unwrap_or(self.count)
+    }
+
+    /// The layout byte (spec §4).
+    pub fn layout_byte(&self) -> u8 {
+        let mut b = log2_width(self.width);
+        if self.key_width > 0 {
+            b |= log2_width(self.key_width) << bits::KEY_WIDTH_SHIFT;
+        }
+        if self.capacity.is_some() {
+            b |= bits::HAS_CAPACITY;
+        }
+        if self.indexed {
+            b |= bits::HAS_INDEX;
+        }
+        b
+    }
+
+    /// Length of the header: layout byte and varints.
+    pub fn header_len(&self) -> usize {
+        1 + super::varint_len(self.count as u64) + self.capacity.map_or(0, |c| super::varint_len(c as u64))
+    }
+
+    /// Where the parts lie when the block starts at `pos`, for sizes a writer holds in
+    /// memory (positions that cannot overflow).
+    #[inline(always)]
+    pub fn geometry(&self, pos: usize) -> Geometry {
+        let header_len = if self.capacity.is_none() && self.count < 0x80 { 2 } else { self.header_len() };
+        self.checked_geometry(pos, header_len).expect("a block held in memory has positions below usize::MAX")
+    }
+
+    /// Where the parts lie when the block starts at `pos` and its header is `header_len`
+    /// bytes long: `None` if a position overflows (sizes read from a document).
+    #[inline(always)]
+    fn checked_geometry(&self, pos: usize, header_len: usize) -> Option<Geometry> {
+        let cap = self.reserved();
+        let (w, k) = (self.width, self.key_width);
+        let tags_at = pos.checked_add(header_len)?;
+        let keys_at = tags_at.checked_add(cap)?;
+        let slots_at = super::checked_align(keys_at.checked_add(cap.checked_mul(k)?)?, w)?;
+        let mut end = slots_at.checked_add(cap.checked_mul(w)?)?;
+        let (mut index_at, mut index_entry) = (end, 0);
+        if self.indexed {
+            let (table, entry) = hash::index_geometry(cap);
+            index_at = super::checked_align(end, entry)?;
+            end = index_at.checked_add(table.checked_mul(entry)?)?;
+            index_entry = entry as u8;
+        }
+        Some(Geometry {
+            pos,
+            tag: self.tag,
+            count: self.count,
+            capacity: cap,
+            has_capacity: self.capacity.is_some(),
+            width: w as u8,
+            key_width: k as u8,
+            index_entry,
+            tags_at,
+            keys_at,
+            slots_at,
+            index_at,
+            end,
+        })
+    }
+
+    /// Writes the header (layout byte, count, capacity) at `buf[pos..]`.
+    pub fn write_header(&self, buf: &mut [u8], pos: usize) {
+        buf[pos] = self.layout_byte();
+        let mut q = pos + 1;
+        q += put_varint(&mut buf[q..], self.count as u64);
+        if let Some(c) = self.capacity {
+            put_varint(&mut buf[q..], c as u64);
+        }
+    }
+
+    /// Appends a zeroed block of this shape to `out` (at its end) with the header written;
+    /// returns the geometry, for the caller to fill children and index.
+    pub fn append_to(&self, out: &mut Vec<u8>) -> Geometry {
+        let g = self.geometry(out.len());
+        out.resize(g.end, 0);
+        self.write_header(out, g.pos);
+        g
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_reads_back_what_a_shape_writes() {
+        for shape in [
+            Shape::canonical(tag::ARRAY, 3, 2, 0),
+            Shape::canonical(tag::OBJECT, 200, 8, 1),
+            Shape::with_capacity(tag::INTMAP, 5, 300, 4, 8),
+            Shape::canonical(tag::ARRAY, 0, 1, 0),
+        ] {
+            let mut buf = vec![0u8; HEADER_LEN + 3];
+            let g = shape.append_to(&mut buf);
+            assert_eq!(Geometry::parse(&buf, g.pos as u64, shape.tag).unwrap(), g, "{shape:?}");
+            buf.truncate(g.end - 1);
+            assert!(Geometry::parse(&buf, g.pos as u64, shape.tag).is_err());
+        }
+    }
+
+    #[test]
+    fn an_empty_container_may_end_the_document() {
+        let mut buf = vec![0u8; HEADER_LEN];
+        let g = Shape::canonical(tag::ARRAY, 0, 1, 0).append_to(&mut buf);
+        assert_eq!(g.end, buf.len());
+        assert_eq!(Geometry::parse(&buf, g.pos as u64, tag::ARRAY).unwrap().count, 0);
+    }
+}

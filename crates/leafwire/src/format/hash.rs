@@ -1,0 +1,152 @@
+//! Hash tables of the format: the key hash (spec §4.2), the geometry of a container's hash
+//! index (§4.1) and of the dictionary's table (§6), the home bucket, and linear probing for
+//! readers and writers. Tables are arrays of little-endian entries of 1, 2 or 4 bytes; an
+//! entry is 0 for empty, or one more than the child index or key id it names.
+
+use super::numbers::{read_uint, write_uint};
+
+/// The smallest legal hash table: a table of one bucket has no home-bucket bits (spec
+/// §§4.1, 6 require T ≥ 2).
+pub const MIN_TABLE: usize = 2;
+
+/// The key hash of spec §4.2: eight bytes per step.
+#[inline]
+pub fn key_hash(key: &[u8]) -> u64 {
+    let mut h = (key.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut chunks = key.chunks_exact(8);
+    for chunk in &mut chunks {
+        h = mix(h, u64::from_le_bytes(chunk.try_into().unwrap()));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        h = mix(h, u64::from_le_bytes(last));
+    }
+    h
+}
+
+#[inline(always)]
+fn mix(h: u64, chunk: u64) -> u64 {
+    let h = (h ^ chunk).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^ (h >> 31)
+}
+
+/// Home bucket of hash `h` in a table of `table` entries, a power of two ≥ [`MIN_TABLE`]
+/// (the parsers refuse other sizes; a table of one bucket would shift by 64).
+#[inline]
+pub fn home_bucket(h: u64, table: usize) -> usize {
+    debug_assert!(table.is_power_of_two() && table >= MIN_TABLE);
+    let bits = table.trailing_zeros();
+    (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
+/// The table size for `capacity` entries: the smallest power of two ≥ 2·capacity and ≥ 2
+/// (spec §§4.1, 6).
+#[inline]
+pub fn table_size(capacity: usize) -> usize {
+    (2 * capacity).max(MIN_TABLE).next_power_of_two()
+}
+
+/// Table size of the key dictionary's hash table for `count` keys (spec §6).
+pub fn dictionary_table_size(count: usize) -> usize {
+    table_size(count)
+}
+
+/// Whether `table` is a legal dictionary table size for capacity `capacity` (spec §6):
+/// 0 (no table), or a power of two ≥ max(2, 2·capacity) that fits a u32.
+pub fn is_dictionary_table_size(table: u64, capacity: u64) -> bool {
+    table == 0 || (table.is_power_of_two() && table >= (2 * capacity).max(MIN_TABLE as u64) && table <= u32::MAX as u64)
+}
+
+/// Hash index geometry for a container of capacity `c` (spec §4.1): (table size, entry
+/// width in bytes).
+#[inline]
+pub fn index_geometry(capacity: usize) -> (usize, usize) {
+    let entry = if capacity < 255 {
+        1
+    } else if capacity < 65535 {
+        2
+    } else {
+        4
+    };
+    (table_size(capacity), entry)
+}
+
+/// The largest capacity whose hash index has `table` entries of `entry` bytes: a writer
+/// that grows a container within that capacity keeps its table as it is (spec §8.2).
+pub fn largest_capacity(table: usize, entry: usize) -> usize {
+    let most = match entry {
+        1 => (table / 2).min(254),
+        2 => (table / 2).min(65534),
+        _ => table / 2,
+    };
+    debug_assert!(most == 0 || index_geometry(most) == (table, entry));
+    most
+}
+
+/// Finds an entry by linear probing from the home bucket of `hash`: the first entry `e`
+/// (the child index or key id plus one) for which `matches(e - 1)` holds, `Ok(None)` at an
+/// empty entry or after a full turn. `matches` may fail (an entry naming a child that does
+/// not exist): its error is returned.
+#[inline(always)]
+pub fn probe<E>(table: &[u8], entry: usize, hash: u64, mut matches: impl FnMut(usize) -> Result<bool, E>) -> Result<Option<usize>, E> {
+    let size = table.len() / entry;
+    let mut bucket = home_bucket(hash, size);
+    for _ in 0..size {
+        let e = read_uint(table, entry, bucket) as usize;
+        if e == 0 {
+            return Ok(None);
+        }
+        if matches(e - 1)? {
+            return Ok(Some(e - 1));
+        }
+        bucket = (bucket + 1) & (size - 1);
+    }
+    Ok(None)
+}
+
+/// Writes entry `value + 1` into the first empty bucket from the home bucket of `hash`
+/// (the table has an empty bucket: it is at least twice its capacity).
+#[inline]
+pub fn insert(table: &mut [u8], entry: usize, hash: u64, value: usize) {
+    let size = table.len() / entry;
+    let mut bucket = home_bucket(hash, size);
+    while read_uint(table, entry, bucket) != 0 {
+        bucket = (bucket + 1) & (size - 1);
+    }
+    write_uint(table, bucket * entry, entry, value as u64 + 1);
+}
+
+/// Fills a zeroed table with entries 1..=n for the n hashes, in order.
+pub fn fill(table: &mut [u8], entry: usize, hashes: impl IntoIterator<Item = u64>) {
+    for (i, h) in hashes.into_iter().enumerate() {
+        insert(table, entry, h, i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_have_at_least_two_buckets() {
+        assert_eq!(table_size(0), 2);
+        assert_eq!(table_size(1), 2);
+        assert_eq!(table_size(3), 8);
+        assert!(!is_dictionary_table_size(1, 0));
+        assert!(is_dictionary_table_size(0, 5));
+        assert!(is_dictionary_table_size(2, 1));
+        assert!(!is_dictionary_table_size(4, 3));
+    }
+
+    #[test]
+    fn inserted_entries_are_found() {
+        let mut table = vec![0u8; 16];
+        fill(&mut table, 1, [7, 7, 9]);
+        for (i, h) in [7u64, 7, 9].into_iter().enumerate() {
+            assert_eq!(probe::<()>(&table, 1, h, |e| Ok(e == i)), Ok(Some(i)));
+        }
+        assert_eq!(probe::<()>(&table, 1, 7, |_| Ok(false)), Ok(None));
+    }
+}

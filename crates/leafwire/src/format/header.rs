@@ -1,0 +1,105 @@
+//! The fixed header and its two root records (spec §§2.1–2.2).
+
+use super::{tag, HEADER_LEN, KNOWN_FLAGS, MAGIC, MAJOR_VERSION, MINOR_VERSION, RECORD_A, RECORD_B, RECORD_LEN};
+use crate::error::{Category, Error, Result};
+
+/// One root record: which value is the document, and its bookkeeping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RootRecord {
+    pub generation: u64,
+    pub root: u64,
+    pub dictionary: u64,
+    pub end: u64,
+    pub garbage: u64,
+    pub root_tag: u8,
+}
+
+impl RootRecord {
+    /// Parses a record; `None` when it is unused or its CRC does not match.
+    fn parse(bytes: &[u8]) -> Option<RootRecord> {
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let crc = u32::from_le_bytes(bytes[44..48].try_into().unwrap());
+        let record = RootRecord {
+            generation: u64_at(0),
+            root: u64_at(8),
+            dictionary: u64_at(16),
+            end: u64_at(24),
+            garbage: u64_at(32),
+            root_tag: bytes[40],
+        };
+        (record.generation != 0 && crc32fast::hash(&bytes[..44]) == crc).then_some(record)
+    }
+
+    /// Writes the record, CRC included, into a 48-byte slice.
+    pub fn write(&self, out: &mut [u8]) {
+        out[0..8].copy_from_slice(&self.generation.to_le_bytes());
+        out[8..16].copy_from_slice(&self.root.to_le_bytes());
+        out[16..24].copy_from_slice(&self.dictionary.to_le_bytes());
+        out[24..32].copy_from_slice(&self.end.to_le_bytes());
+        out[32..40].copy_from_slice(&self.garbage.to_le_bytes());
+        out[40] = self.root_tag;
+        out[41..44].fill(0);
+        let crc = crc32fast::hash(&out[..44]);
+        out[44..48].copy_from_slice(&crc.to_le_bytes());
+    }
+}
+
+/// Checks magic, version and flags, and returns the active root record.
+pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
+    active_record(buf).map(|(record, _)| record)
+}
+
+/// Checks magic, version and flags, and returns the active root record with its position
+/// (`RECORD_A` or `RECORD_B`): errors in a record's fields are reported there.
+pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
+    if buf.len() < HEADER_LEN {
+        if buf.len() >= 8 && &buf[..8] != MAGIC {
+            return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
+        }
+        return Err(Error::malformed(buf.len() as u64, format!("truncated header: {} bytes, need {HEADER_LEN}", buf.len())));
+    }
+    if &buf[..8] != MAGIC {
+        return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
+    }
+    if buf[8] != MAJOR_VERSION {
+        return Err(Error::new(Category::Unsupported, format!("format version {}.{} is not supported (this reader reads 1.x)", buf[8], buf[9])).at(8));
+    }
+    let flags = u16::from_le_bytes([buf[10], buf[11]]);
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(Error::new(Category::Unsupported, format!("unknown feature flags {flags:#06x}")).at(10));
+    }
+    let a = RootRecord::parse(&buf[RECORD_A..RECORD_A + RECORD_LEN]);
+    let b = RootRecord::parse(&buf[RECORD_B..RECORD_B + RECORD_LEN]);
+    let (record, at) = match (a, b) {
+        (Some(a), Some(b)) => if b.generation > a.generation { (b, RECORD_B) } else { (a, RECORD_A) },
+        (Some(a), None) => (a, RECORD_A),
+        (None, Some(b)) => (b, RECORD_B),
+        (None, None) => return Err(Error::malformed(RECORD_A as u64, "no valid root record (both unused or failing their CRC)")),
+    };
+    if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
+        return Err(Error::malformed(at as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
+    }
+    if record.root_tag > tag::LAST {
+        return Err(Error::malformed(at as u64, format!("unknown root tag {:#04x}", record.root_tag)));
+    }
+    // Offsets the record holds must point past the header and before `end`; a bad one is
+    // the record's fault, and is reported there.
+    let inside = |offset: u64| offset >= HEADER_LEN as u64 && offset < record.end;
+    if tag::is_pointer(record.root_tag) && !inside(record.root) {
+        return Err(Error::malformed(at as u64, format!("root offset {} outside the document", record.root)));
+    }
+    if record.dictionary != 0 && !inside(record.dictionary) {
+        return Err(Error::malformed(at as u64, format!("dictionary offset {} outside the document", record.dictionary)));
+    }
+    Ok((record, at))
+}
+
+/// Writes a fresh header into `out[..HEADER_LEN]`: magic, version, no flags, `record` as
+/// record A and record B unused (spec §7).
+pub fn write_header(out: &mut [u8], record: &RootRecord) {
+    out[..HEADER_LEN].fill(0);
+    out[..8].copy_from_slice(MAGIC);
+    out[8] = MAJOR_VERSION;
+    out[9] = MINOR_VERSION;
+    record.write(&mut out[RECORD_A..RECORD_A + RECORD_LEN]);
+}

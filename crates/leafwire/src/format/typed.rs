@@ -1,0 +1,163 @@
+//! Typed array blocks (spec §5.2): element type, rank, shape, spare rows, aligned data and
+//! the optional integer mask.
+
+use smallvec::SmallVec;
+
+use super::numbers::{checked_align, read_varint, put_varint, varint_len};
+use super::{rank as bits, ElementType, HEADER_LEN, MAX_RANK};
+use crate::error::{Error, Result};
+
+/// A parsed typed array header. `parse` proves data and mask lie inside the buffer, that
+/// every partial product of the shape is at most the buffer's length, and that every
+/// stride fits (spec §5.2): no product of dimensions overflows.
+#[derive(Debug, Clone)]
+pub struct TypedHeader {
+    pub pos: usize,
+    pub element: ElementType,
+    pub rank: usize,
+    /// The dimensions (`rank` of them); most arrays have one or two, kept inline.
+    pub shape: SmallVec<[u64; 3]>,
+    /// Element count (product of the shape).
+    pub count: usize,
+    /// Extra rows reserved after the data (rank bit 7), 0 without a capacity field.
+    pub spare_rows: usize,
+    pub data_pos: usize,
+    pub mask_pos: Option<usize>,
+}
+
+impl TypedHeader {
+    pub fn parse(buf: &[u8], offset: u64) -> Result<TypedHeader> {
+        let malformed = |what: String| Error::malformed(offset, format!("typed array: {what}"));
+        let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len().saturating_sub(1))
+            .ok_or_else(|| malformed(format!("offset {offset} outside the document")))?;
+        let element = ElementType::from_code(buf[pos]).ok_or_else(|| malformed(format!("unknown element type {}", buf[pos])))?;
+        let rank_byte = buf[pos + 1];
+        let rank = (rank_byte & bits::DIMS_MASK) as usize;
+        if rank == 0 || rank > MAX_RANK {
+            return Err(malformed(format!("rank {rank} outside 1..=32")));
+        }
+        let has_mask = rank_byte & bits::HAS_MASK != 0;
+        if has_mask && (element != ElementType::F64 || rank_byte & bits::HAS_CAPACITY != 0) {
+            return Err(malformed("an integer mask needs element type f64 and no capacity".into()));
+        }
+        let mut shape = SmallVec::<[u64; 3]>::new();
+        let mut q = pos + 2;
+        let (mut rows, mut nonzero) = (1u64, 1u64);
+        for _ in 0..rank {
+            let d;
+            (d, q) = read_varint(buf, q)?;
+            // Every partial product bounds the rows a reader may walk, even when a later
+            // dimension is zero; the product of the non-zero dimensions bounds every stride.
+            rows = rows.saturating_mul(d);
+            nonzero = nonzero.saturating_mul(d.max(1));
+            if rows > buf.len() as u64 {
+                return Err(malformed(format!("shape has more rows than the document has bytes (dimension {d})")));
+            }
+            shape.push(d);
+        }
+        if !strides_fit(nonzero, element) {
+            return Err(malformed("the non-zero dimensions describe more than 2^63 bytes: strides would overflow".into()));
+        }
+        let count: u64 = if shape.contains(&0) { 0 } else { nonzero };
+        let mut spare_rows = 0;
+        if rank_byte & bits::HAS_CAPACITY != 0 {
+            (spare_rows, q) = read_varint(buf, q)?;
+        }
+        let size = element.size() as u64;
+        // The data starts inside the buffer even when it is empty: readers slice from it.
+        let data_pos = checked_align(q, element.size()).filter(|&d| d <= buf.len()).ok_or_else(|| malformed("truncated".into()))?;
+        let available = (buf.len() - data_pos.min(buf.len())) as u64;
+        let row = count.checked_div(shape[0]).unwrap_or(0);
+        let reserved = spare_rows.checked_mul(row).and_then(|r| r.checked_add(count));
+        let data_len = reserved.and_then(|n| n.checked_mul(size));
+        let mask_len = if has_mask { count.div_ceil(8) } else { 0 };
+        let Some(data_len) = data_len.filter(|l| l.checked_add(mask_len).is_some_and(|total| total <= available)) else {
+            return Err(malformed(format!("{count} elements of {} do not fit in the document", element.name())));
+        };
+        // Every length below is at most the buffer's length: the conversions are exact.
+        let mask_pos = has_mask.then(|| data_pos + data_len as usize);
+        Ok(TypedHeader { pos, element, rank, shape, count: count as usize, spare_rows: spare_rows as usize, data_pos, mask_pos })
+    }
+
+    /// Element count of one row at `level` (the product of the dimensions after it).
+    pub fn stride(&self, level: usize) -> usize {
+        self.shape[level + 1..self.rank].iter().product::<u64>() as usize
+    }
+
+    /// Byte just past the block: data, spare rows and mask.
+    pub fn end(&self) -> usize {
+        if let Some(mask) = self.mask_pos {
+            return mask + self.count.div_ceil(8);
+        }
+        let row = if self.shape[0] == 0 { 0 } else { self.count / self.shape[0] as usize };
+        self.data_pos + (self.count + self.spare_rows * row) * self.element.size()
+    }
+}
+
+/// Whether every stride of a shape whose non-zero dimensions multiply to `nonzero` (a
+/// saturated product) fits a signed 64-bit integer in bytes, numpy's `intp` (spec §5.2).
+pub fn strides_fit(nonzero: u64, element: ElementType) -> bool {
+    nonzero.checked_mul(element.size() as u64).is_some_and(|bytes| bytes < 1 << 63)
+}
+
+/// Length of the header of a typed block of this shape (element, rank, shape varints), before
+/// the padding that aligns the data.
+pub fn header_len(shape: impl IntoIterator<Item = u64>) -> usize {
+    2 + shape.into_iter().map(varint_len).sum::<usize>()
+}
+
+/// Writes a typed block header (no capacity) at `out[pos..]`; returns the position of the
+/// data, aligned to the element size (the padding is left as it is: zero in a zeroed buffer).
+pub fn write_header(out: &mut [u8], pos: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
+    out[pos] = element as u8;
+    out[pos + 1] = shape.len() as u8 | if masked { bits::HAS_MASK } else { 0 };
+    let mut q = pos + 2;
+    for &d in shape {
+        q += put_varint(&mut out[q..], d);
+    }
+    super::align(q, element.size())
+}
+
+/// Packs an integer mask (one bool per element) into bytes, least significant bit first.
+pub fn pack_mask(mask: impl IntoIterator<Item = bool>, out: &mut Vec<u8>) {
+    let mut byte = 0u8;
+    let mut n = 0;
+    for m in mask {
+        byte |= (m as u8) << (n % 8);
+        n += 1;
+        if n % 8 == 0 {
+            out.push(byte);
+            byte = 0;
+        }
+    }
+    if n % 8 != 0 {
+        out.push(byte);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(shape: &[u64]) -> Vec<u8> {
+        let mut buf = vec![0u8; HEADER_LEN + 64];
+        let at = write_header(&mut buf, HEADER_LEN, ElementType::F64, shape, false);
+        buf.truncate(at.max(HEADER_LEN + 2));
+        buf
+    }
+
+    #[test]
+    fn a_zero_dimension_does_not_hide_huge_ones() {
+        assert!(TypedHeader::parse(&block(&[0, 1 << 33, 1 << 33]), HEADER_LEN as u64).is_err());
+        let h = TypedHeader::parse(&block(&[0, 5, 6, 6]), HEADER_LEN as u64).unwrap();
+        assert_eq!((h.count, h.stride(0)), (0, 180));
+    }
+
+    #[test]
+    fn offsets_near_the_end_of_u64_are_refused() {
+        let buf = block(&[0]);
+        for offset in [u64::MAX, u64::MAX - 1, buf.len() as u64 - 1] {
+            assert!(TypedHeader::parse(&buf, offset).is_err(), "{offset}");
+        }
+    }
+}

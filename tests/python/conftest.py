@@ -1,0 +1,5 @@
+import lwcorpus
+
+
+def pytest_report_header(config):
+    return lwcorpus.describe()
