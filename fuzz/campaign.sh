@@ -10,7 +10,8 @@
 # (open_walk, mutate_fields, raw_walk, from_slice), $OTHER_SLICE for the rest. One
 # libFuzzer process at a time, in-process (no -jobs, no fork), under `nice -n 15`.
 # A crash ends that libFuzzer run, not the slice: the crashing input is dropped from the
-# corpus (if it came from there) and fuzzing restarts for the rest of the slice.
+# corpus (if it came from there) and fuzzing restarts for the rest of the slice (up to
+# 300 restarts).
 #
 # Kept in $OUT (default /work/fuzz-campaign): corpus/<target>/ (grows across rounds),
 # artifacts/<target>/, logs/, log.tsv (one line per run: round, target, commit of main,
@@ -20,9 +21,16 @@
 # -merge=1 into minimized/<target>/ (copy those to fuzz/corpus/ to commit them).
 set -uo pipefail
 
+# Bash reads a script as it runs it: run from a copy, so that editing fuzz/ (which each
+# round copies into the checkout) cannot change the running campaign.
+if [ -z "${CAMPAIGN_FUZZ_SRC:-}" ]; then
+    copy="$(mktemp /tmp/leafwire-campaign.XXXXXX)"
+    cp "$0" "$copy"
+    CAMPAIGN_FUZZ_SRC="$(cd "$(dirname "$0")" && pwd)" exec bash "$copy" "$@"
+fi
 deadline="${1:?usage: fuzz/campaign.sh DEADLINE (epoch seconds or minutes from now)}"
 [ "$deadline" -lt 1000000 ] && deadline=$(( $(date +%s) + deadline * 60 ))
-fuzz_src="$(cd "$(dirname "$0")" && pwd)"
+fuzz_src="$CAMPAIGN_FUZZ_SRC"
 REPO="${REPO:-/work/main}"
 CHECKOUT="${CHECKOUT:-/work/wt/campaign}"
 OUT="${OUT:-/work/fuzz-campaign}"
@@ -92,7 +100,7 @@ run_target() {
                 "$(grep -m 1 -A 1 -E 'panicked at' "$log" | tr '\n\t' '  ' || grep -m 1 'ERROR: libFuzzer' "$log")" >> "$OUT/crashes.tsv"
         done
         restarts=$(( restarts + 1 ))
-        [ "$restarts" -lt 60 ] || break
+        [ "$restarts" -lt 300 ] || break
     done
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$t" "$commit" $(( $(date +%s) - start )) "$total" "$new" "$restarts" \
         "$(find "$OUT/corpus/$t" -type f | wc -l)" >> "$OUT/log.tsv"
@@ -101,7 +109,9 @@ run_target() {
 
 host="$(rustc +nightly -vV | sed -n 's/^host: //p')"
 import_seeds
-round=0
+# Round numbers go on from an earlier campaign in the same $OUT.
+round="$(tail -n +2 "$OUT/log.tsv" | cut -f1 | sort -n | tail -n 1)"
+round="${round:-0}"
 stop=$(( deadline - MERGE_RESERVE ))
 while [ "$(date +%s)" -lt $(( stop - 60 )) ]; do
     round=$(( round + 1 ))
