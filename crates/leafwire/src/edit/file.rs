@@ -6,17 +6,17 @@
 //! editor's record goes to the inactive slot with generation + 1, so the in-memory bytes
 //! are always exactly what the file will hold after the next commit.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::fs::OpenOptions;
+use std::path::Path;
 
+use super::io::{CommitIo, FileIo, HookedIo};
 use super::Editor;
 use crate::error::{Category, Error, Result};
 use crate::format::{RECORD_A, RECORD_B, RECORD_LEN};
 
 pub(super) struct FileState {
-    file: File,
-    path: PathBuf,
+    /// Every file operation of a commit goes through this seam (tests/crash_states.rs).
+    io: Box<dyn CommitIo>,
     /// Bytes below this belong to the committed version and are never overwritten.
     pub committed_end: usize,
     /// Garbage below `committed_end`, zeroed after the next commit.
@@ -25,22 +25,37 @@ pub(super) struct FileState {
     pub rewrite: bool,
 }
 
-fn write_at(file: &mut File, at: usize, bytes: &[u8]) -> Result<()> {
-    file.seek(SeekFrom::Start(at as u64))?;
-    file.write_all(bytes)?;
-    Ok(())
-}
-
 impl Editor {
     /// Opens a Leafwire file for copy-on-write editing; changes reach the file only on
     /// [`Editor::commit`]. The file is validated first.
     pub fn open_file(path: impl AsRef<Path>) -> Result<Editor> {
-        let path = path.as_ref().to_path_buf();
-        let file = OpenOptions::new().read(true).write(true).open(&path)?;
-        let mut ed = Editor::new(std::fs::read(&path)?)?;
+        Editor::open_file_io(path.as_ref(), None)
+    }
+
+    /// Test seam of spec §8.4 (tests/crash_states.rs): [`Editor::open_file`], with `hook`
+    /// called before every file operation of a commit with the operation's name
+    /// (`write`, `sync`, `create-replacement`, `write-replacement`, `sync-replacement`,
+    /// `rename`, `sync-dir`), its offset and its bytes; an error the hook returns fails
+    /// that operation instead of performing it. Not part of the stable API.
+    #[doc(hidden)]
+    pub fn open_file_with_io_hook(
+        path: impl AsRef<Path>,
+        hook: Box<dyn FnMut(&str, u64, &[u8]) -> std::io::Result<()> + Send + Sync>,
+    ) -> Result<Editor> {
+        Editor::open_file_io(path.as_ref(), Some(hook))
+    }
+
+    fn open_file_io(path: &Path, hook: Option<super::io::Hook>) -> Result<Editor> {
+        let file = OpenOptions::new().read(true).write(true).open(path)?;
+        let mut ed = Editor::new(std::fs::read(path)?)?;
         ed.compact_threshold = 0.0;
         let committed_end = ed.buf.len();
-        ed.file = Some(FileState { file, path, committed_end, pending: Vec::new(), rewrite: false });
+        let real = FileIo::new(file, path.to_path_buf());
+        let io: Box<dyn CommitIo> = match hook {
+            Some(hook) => Box::new(HookedIo::new(real, hook)),
+            None => Box::new(real),
+        };
+        ed.file = Some(FileState { io, committed_end, pending: Vec::new(), rewrite: false });
         ed.start_generation();
         Ok(ed)
     }
@@ -60,27 +75,23 @@ impl Editor {
             return Err(Error::new(Category::Io, "commit needs an editor opened with Editor::open_file"));
         };
         if fs.rewrite {
-            let tmp = fs.path.with_extension("leafwire-tmp");
-            let mut file = File::create(&tmp)?;
-            file.write_all(&self.buf)?;
-            file.sync_all()?;
-            std::fs::rename(&tmp, &fs.path)?;
-            if let Some(dir) = fs.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                File::open(dir).and_then(|d| d.sync_all()).ok();
-            }
-            fs.file = OpenOptions::new().read(true).write(true).open(&fs.path)?;
+            fs.io.create_replacement()?;
+            fs.io.write_replacement(0, &self.buf)?;
+            fs.io.sync_replacement()?;
+            fs.io.install_replacement()?;
+            fs.io.sync_dir().ok();
             fs.rewrite = false;
         } else {
             // The record slot is written last and alone: before it is complete, its CRC
             // fails and the old record stays active.
             let end = self.buf.len();
-            write_at(&mut fs.file, fs.committed_end, &self.buf[fs.committed_end..end])?;
-            fs.file.sync_data()?;
+            fs.io.write_at(fs.committed_end as u64, &self.buf[fs.committed_end..end])?;
+            fs.io.sync_data()?;
             let at = self.record_at;
             self.record.end = end as u64;
             self.record.write(&mut self.buf[at..at + RECORD_LEN]);
-            write_at(&mut fs.file, at, &self.buf[at..at + RECORD_LEN])?;
-            fs.file.sync_data()?;
+            fs.io.write_at(at as u64, &self.buf[at..at + RECORD_LEN])?;
+            fs.io.sync_data()?;
             // Durable from here on: the editor moves to the next generation before
             // anything else can fail, so a later commit never rewrites the active record.
             let pending = std::mem::take(&mut fs.pending);
@@ -100,7 +111,7 @@ impl Editor {
         let fs = self.file.as_mut().expect("called on a file editor");
         for (i, &(start, stop)) in pending.iter().enumerate() {
             self.buf[start..stop].fill(0);
-            if let Err(err) = write_at(&mut fs.file, start, &self.buf[start..stop]) {
+            if let Err(err) = fs.io.write_at(start as u64, &self.buf[start..stop]) {
                 fs.pending.extend_from_slice(&pending[i..]);
                 return Err(Error::new(Category::Io, format!("the commit is durable, but zeroing freed bytes failed (retried at the next commit): {err}")));
             }
