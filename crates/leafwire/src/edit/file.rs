@@ -79,7 +79,7 @@ impl Editor {
             fs.io.write_replacement(0, &self.buf)?;
             fs.io.sync_replacement()?;
             fs.io.install_replacement()?;
-            fs.io.sync_dir().ok();
+            fs.io.sync_dir()?;
             fs.rewrite = false;
         } else {
             // The record slot is written last and alone: before it is complete, its CRC
