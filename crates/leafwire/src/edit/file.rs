@@ -87,6 +87,12 @@ impl Editor {
             let end = self.buf.len();
             fs.io.write_at(fs.committed_end as u64, &self.buf[fs.committed_end..end])?;
             fs.io.sync_data()?;
+            // From here the record may reach the disk even if writing or syncing it fails
+            // (a failed write may still have reached the page cache), and then it points at
+            // these bytes: they are frozen like a committed version's, so that edits before
+            // a retry copy them instead of changing them in place. The retry writes the
+            // same slot and generation, and frees what those edits replaced after it.
+            fs.committed_end = end;
             let at = self.record_at;
             self.record.end = end as u64;
             self.record.write(&mut self.buf[at..at + RECORD_LEN]);
@@ -95,7 +101,6 @@ impl Editor {
             // Durable from here on: the editor moves to the next generation before
             // anything else can fail, so a later commit never rewrites the active record.
             let pending = std::mem::take(&mut fs.pending);
-            fs.committed_end = end;
             self.start_generation();
             return self.zero_committed_garbage(pending);
         }
