@@ -315,13 +315,15 @@ fn check(image: &[u8], acceptable: &[usize], values: &[Value]) -> Result<(), Str
     }))
 }
 
-fn initial() -> Value {
+/// The document the commits start from: 1.5 KB at scale 1 (a few sectors per interval,
+/// every subset tried), 11 KB at scale 8 (intervals of more sectors, sampled).
+fn initial(scale: usize) -> Value {
     let mut m = Map::default();
     m.insert("n".into(), Value::Int(1));
     m.insert("s".into(), Value::String("short".into()));
-    m.insert("list".into(), Value::Array((0..40).map(Value::Int).collect()));
-    m.insert("m".into(), Value::Object([("a".to_owned(), Value::Int(1)), ("b".to_owned(), Value::String("b".repeat(300)))].into_iter().collect()));
-    m.insert("pad".into(), Value::String("x".repeat(900)));
+    m.insert("list".into(), Value::Array((0..40 * scale as i64).map(Value::Int).collect()));
+    m.insert("m".into(), Value::Object([("a".to_owned(), Value::Int(1)), ("b".to_owned(), Value::String("b".repeat(300 * scale)))].into_iter().collect()));
+    m.insert("pad".into(), Value::String("x".repeat(900 * scale)));
     Value::Object(m)
 }
 
@@ -373,8 +375,17 @@ fn report(what: &str, tally: &Tally, extra: &str) {
 
 #[test]
 fn every_crash_state_of_a_commit_sequence_opens_to_the_old_or_new_value() {
-    let path = scratch("replay.lw");
-    let base = leafwire::encode(&initial()).unwrap();
+    replay_commits(1);
+}
+
+#[test]
+fn every_crash_state_of_commits_on_a_larger_document_opens_to_the_old_or_new_value() {
+    replay_commits(8);
+}
+
+fn replay_commits(scale: usize) {
+    let path = scratch(&format!("replay-{scale}.lw"));
+    let base = leafwire::encode(&initial(scale)).unwrap();
     std::fs::write(&path, &base).unwrap();
     let log: Log = Arc::default();
     let mut ed = open(&path, &log);
@@ -392,14 +403,14 @@ fn every_crash_state_of_a_commit_sequence_opens_to_the_old_or_new_value() {
     let mut tally = Tally::default();
     let model = replay(&base, &ops, &values, 0, &mut tally);
     assert_eq!(model, std::fs::read(&path).unwrap(), "the model's file without a crash is the real file");
-    report("replay", &tally, &format!(" over {} operations of {} commits", ops.len(), values.len() - 1));
+    report(&format!("replay of a {}-byte document", base.len()), &tally, &format!(" over {} operations of {} commits", ops.len(), values.len() - 1));
     assert!(tally.failures.is_empty(), "{} crash states fail; first: {}", tally.failures.len(), tally.failures[0]);
     std::fs::remove_file(&path).ok();
 }
 
 #[test]
 fn an_io_error_at_any_operation_of_a_commit_is_returned_and_a_retry_succeeds() {
-    let base = leafwire::encode(&initial()).unwrap();
+    let base = leafwire::encode(&initial(1)).unwrap();
     let mut tally = Tally::default();
     let mut injected = 0;
     let batches = batches();
