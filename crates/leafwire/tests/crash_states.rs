@@ -305,6 +305,12 @@ fn replay(base: &[u8], ops: &[Op], values: &[Value], from: usize, tally: &mut Ta
 fn check(image: &[u8], acceptable: &[usize], values: &[Value]) -> Result<(), String> {
     leafwire::validate(image).map_err(|e| format!("validate: {e}"))?;
     let v = leafwire::decode(image).map_err(|e| format!("decode: {e}"))?;
+    // What Editor::open_file does with the bytes it reads.
+    let ed = Editor::new(image.to_vec()).map_err(|e| format!("Editor::new: {e}"))?;
+    let edited = leafwire::decode(ed.as_bytes()).map_err(|e| format!("the editor's bytes: {e}"))?;
+    if !same(&edited, &v) {
+        return Err("the editor opens it to another value".into());
+    }
     if acceptable.iter().any(|&i| same(&v, &values[i])) {
         return Ok(());
     }
