@@ -40,7 +40,7 @@ impl Editor {
     #[doc(hidden)]
     pub fn open_file_with_io_hook(
         path: impl AsRef<Path>,
-        hook: Box<dyn FnMut(&str, u64, &[u8]) -> std::io::Result<()> + Send + Sync>,
+        hook: super::io::Hook,
     ) -> Result<Editor> {
         Editor::open_file_io(path.as_ref(), Some(hook))
     }

@@ -97,7 +97,7 @@ impl CommitIo for FileIo {
 /// A test's view of the commit's operations: called before each one with its name, the
 /// offset and the bytes (empty for barriers); an error it returns fails the operation
 /// instead of performing it.
-pub(crate) type Hook = Box<dyn FnMut(&str, u64, &[u8]) -> io::Result<()> + Send + Sync>;
+pub type Hook = Box<dyn FnMut(&str, u64, &[u8]) -> io::Result<()> + Send + Sync>;
 
 /// [`FileIo`] with a hook in front of every operation (tests only; see
 /// `Editor::open_file_with_io_hook`).
