@@ -10,7 +10,6 @@
 
 mod dictionary;
 mod file;
-mod io;
 mod write;
 
 use std::borrow::Cow;
