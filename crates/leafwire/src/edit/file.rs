@@ -10,10 +10,8 @@ use std::fs::OpenOptions;
 use std::path::Path;
 
 // The seam lives beside this file; it is declared here so that edit/mod.rs stays as it is.
-#[path = "io.rs"]
-mod io;
 
-use io::{CommitIo, FileIo, HookedIo};
+use super::io::{self, CommitIo, FileIo, HookedIo};
 use super::Editor;
 use crate::error::{Category, Error, Result};
 use crate::format::{RECORD_A, RECORD_B, RECORD_LEN};

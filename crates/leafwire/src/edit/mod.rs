@@ -10,6 +10,7 @@
 
 mod dictionary;
 mod file;
+mod io;
 mod write;
 
 use std::borrow::Cow;
