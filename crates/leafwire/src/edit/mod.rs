@@ -22,7 +22,7 @@ use crate::format::{hash, tag, ElementType, RECORD_A, RECORD_B, RECORD_LEN};
 use crate::format::container::Geometry;
 use crate::format::header::{read_header, RootRecord};
 use crate::format::typed::TypedHeader;
-use crate::read::Document;
+use crate::read::{array_index, Document};
 use crate::value::Value;
 
 /// Default `garbage / end` ratio above which an edit compacts the document.
@@ -264,7 +264,7 @@ impl Editor {
             return Err(wrong_kind("an array", ptag, ppay));
         }
         let count = self.geometry(ppay as usize, ptag)?.count;
-        let index = if *last == "-" { count } else { parse_index(last).filter(|&i| i <= count).ok_or_else(|| missing("array index out of range"))? };
+        let index = if *last == "-" { count } else { array_index(last).filter(|&i| i <= count).ok_or_else(|| missing("array index out of range"))? };
         check_value(value, chain.len() + 1)?;
         let (t, p) = self.write_value(value)?;
         self.insert_child(&chain, Step { pos: ppay as usize, tag: ptag, index }, 0, t, p)?;
@@ -400,7 +400,7 @@ impl Editor {
                 if token == "-" {
                     return Ok(Target::New(NewKey::Array));
                 }
-                match parse_index(token) {
+                match array_index(token) {
                     Some(i) if i < c.count => existing(i),
                     Some(i) if i == c.count => Ok(Target::New(NewKey::Array)),
                     _ => Err(missing(&format!("no element \"{token}\" in an array of {}", c.count))),
@@ -481,12 +481,6 @@ fn parse_pointer(pointer: &str) -> Result<Tokens<'_>> {
 /// The JSON Pointer naming `path` (for error messages).
 fn pointer_of(path: &[&str]) -> String {
     path.iter().map(|t| format!("/{}", t.replace('~', "~0").replace('/', "~1"))).collect()
-}
-
-/// An RFC 6901 array index: decimal digits without a leading zero.
-fn parse_index(token: &str) -> Option<usize> {
-    let ok = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) && (token == "0" || !token.starts_with('0'));
-    if ok { token.parse().ok() } else { None }
 }
 
 /// Checks what `encode` would refuse or a validator reject, and the nesting depth, for a

@@ -402,14 +402,16 @@ impl<'a> Node<'a> {
     }
 }
 
-/// An array index token: decimal digits, no leading zero (RFC 6901).
-fn parse_index(token: &str) -> Result<usize> {
+/// An array index token (RFC 6901): decimal digits, no leading zero, at most 19 digits
+/// (so the value fits without overflow). The one parser of the rule: the editor uses it too.
+pub(crate) fn array_index(token: &str) -> Option<usize> {
     let b = token.as_bytes();
     let valid = !b.is_empty() && b.len() <= 19 && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);
-    if !valid {
-        return Err(Error::not_found(format!("\"{token}\" is not an array index")));
-    }
-    Ok(b.iter().fold(0usize, |acc, &d| acc * 10 + (d - b'0') as usize))
+    valid.then(|| b.iter().fold(0usize, |acc, &d| acc * 10 + (d - b'0') as usize))
+}
+
+fn parse_index(token: &str) -> Result<usize> {
+    array_index(token).ok_or_else(|| Error::not_found(format!("\"{token}\" is not an array index")))
 }
 
 fn unescape_token(token: &str) -> Result<String> {
