@@ -49,7 +49,10 @@ impl Input {
 /// Maps a Leafwire file (only the pages actually read are loaded), or reads stdin for `-`.
 pub fn open_mapped(path: &Path) -> Result<Input, Failure> {
     if is_std(path) {
-        return Ok(Input::Read(AlignedBytes::new(&read_input(path)?)));
+        // A file whose last commit was interrupted reads as that commit finished (spec §8.5).
+        let mut bytes = read_input(path)?;
+        leafwire::finish_interrupted_commit(&mut bytes).map_err(|e| Failure::leafwire(path, e))?;
+        return Ok(Input::Read(AlignedBytes::new(&bytes)));
     }
     // Mapping a directory fails with a puzzling "No such device"; say what it is.
     if path.is_dir() {

@@ -83,7 +83,7 @@ pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
     }
     let (root_tag, root) = slot_of(b, &layout, b.items.len() - 1);
     let dictionary = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
-    let record = RootRecord { generation: 1, root, dictionary, end: out.len() as u64, garbage: 0, root_tag };
+    let record = RootRecord { generation: 1, root, dictionary, end: out.len() as u64, garbage: 0, root_tag, journal: false };
     header::write_header(&mut out, &record);
     Ok(out)
 }

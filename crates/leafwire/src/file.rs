@@ -35,7 +35,15 @@ impl MappedFile {
         let file = File::open(path).map_err(|e| io_error(path, e))?;
         // SAFETY: the caller promises the file is not modified or truncated while mapped.
         let map = unsafe { Mmap::map(&file) }.map_err(|e| io_error(path, e))?;
-        Ok(MappedFile { map })
+        if !needs_journal(&map) {
+            return Ok(MappedFile { map });
+        }
+        // A commit a crash interrupted: its journal is applied to a private copy-on-write
+        // mapping, which copies only the pages it changes (spec §8.5).
+        // SAFETY: as above.
+        let mut private = unsafe { memmap2::MmapOptions::new().map_copy(&file) }.map_err(|e| io_error(path, e))?;
+        crate::format::journal::finish(&mut private)?;
+        Ok(MappedFile { map: private.make_read_only().map_err(|e| io_error(path, e))? })
     }
 
     /// Opens the document (checks the header; O(1)).
@@ -67,6 +75,7 @@ impl AlignedBytes {
         let mut words = vec![0u64; len.div_ceil(8)];
         let bytes = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len];
         file.read_exact(bytes).map_err(|e| io_error(path, e))?;
+        crate::format::journal::finish(bytes)?;
         Ok(AlignedBytes { words, len })
     }
 
@@ -90,6 +99,12 @@ impl std::ops::Deref for AlignedBytes {
     fn deref(&self) -> &[u8] {
         self.as_bytes()
     }
+}
+
+/// Whether the active root record names the journal of an interrupted commit (errors are
+/// left to the reader, which reports them with their context).
+fn needs_journal(bytes: &[u8]) -> bool {
+    crate::format::header::active_record(bytes).is_ok_and(|(record, _)| record.journal)
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> Error {

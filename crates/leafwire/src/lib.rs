@@ -68,6 +68,16 @@ pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
     T::deserialize(de::NodeDeserializer::new(doc.root(), &budget))
 }
 
+/// Finishes, in `bytes` (a whole file's contents), a commit that a crash interrupted
+/// (spec §8.5): when the active root record names a redo journal, applies it and clears
+/// the flag, so that the bytes read as the committed document. Returns whether there was
+/// one. [`MappedFile::open`], [`AlignedBytes::read_file`], [`Editor::new`] and
+/// [`Editor::open_file`] do this themselves; readers of borrowed bytes ([`Document::open`],
+/// [`decode`], [`validate`]) refuse such bytes with a `Category::Unsupported` error.
+pub fn finish_interrupted_commit(bytes: &mut [u8]) -> Result<bool> {
+    format::journal::finish(bytes)
+}
+
 /// Encodes a `Value` canonically (nesting up to `DEFAULT_MAX_DEPTH`).
 pub fn encode(value: &Value) -> Result<Vec<u8>> {
     encode_with(value, DEFAULT_MAX_DEPTH)

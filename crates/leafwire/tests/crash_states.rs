@@ -302,7 +302,18 @@ fn replay(base: &[u8], ops: &[Op], values: &[Value], from: usize, tally: &mut Ta
     all.image(&keep, None, 0)
 }
 
+/// The file's bytes as a reader sees them (an interrupted commit finished in memory).
+fn read_finished(path: &Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(path).unwrap();
+    leafwire::finish_interrupted_commit(&mut bytes).unwrap();
+    bytes
+}
+
 fn check(image: &[u8], acceptable: &[usize], values: &[Value]) -> Result<(), String> {
+    // What every reader of a file does first: finish an interrupted commit in memory.
+    let mut image = image.to_vec();
+    leafwire::finish_interrupted_commit(&mut image).map_err(|e| format!("journal: {e}"))?;
+    let image = &image[..];
     leafwire::validate(image).map_err(|e| format!("validate: {e}"))?;
     let v = leafwire::decode(image).map_err(|e| format!("decode: {e}"))?;
     // What Editor::open_file does with the bytes it reads.
@@ -457,7 +468,7 @@ fn an_io_error_at_any_operation_of_a_commit_is_returned_and_a_retry_succeeds() {
                 assert!(result.is_err(), "{what}: the error is not returned");
                 // The editor still holds the new value, and the file the old or the new one.
                 assert!(same(&decoded(&ed), &values[before + 1]), "{what}: the editor's value");
-                let on_disk = leafwire::decode(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let on_disk = leafwire::decode(&read_finished(&path)).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert!(same(&on_disk, &values[before]) || same(&on_disk, &values[before + 1]), "{what}: the file's value");
                 log.lock().unwrap().fail_at = None;
                 if further_edit {
@@ -470,7 +481,7 @@ fn an_io_error_at_any_operation_of_a_commit_is_returned_and_a_retry_succeeds() {
                     mark(&log, "commit", values.len() - 1);
                 }
                 ed.commit().unwrap_or_else(|e| panic!("{what}: the retry: {e}"));
-                let on_disk = leafwire::decode(&std::fs::read(&path).unwrap()).unwrap();
+                let on_disk = leafwire::decode(&read_finished(&path)).unwrap();
                 assert!(same(&on_disk, values.last().unwrap()), "{what}: the file after the retry");
                 // One more commit after the retry, and every crash state from the failure on.
                 ed.set("/n", &Value::Int(78)).unwrap();

@@ -105,7 +105,7 @@ fn root_payload(plan: &Plan<'_>, data: &mut Data<'_>) -> u64 {
 
 fn write_header(plan: &Plan<'_>, root: u64, out: &mut [u8]) {
     let dictionary = if plan.dict_len == 0 { 0 } else { c::HEADER_LEN as u64 };
-    let record = RootRecord { generation: 1, root, dictionary, end: plan.end as u64, garbage: 0, root_tag: plan.root.tag };
+    let record = RootRecord { generation: 1, root, dictionary, end: plan.end as u64, garbage: 0, root_tag: plan.root.tag, journal: false };
     header::write_header(out, &record);
 }
 

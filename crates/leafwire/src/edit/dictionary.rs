@@ -26,12 +26,17 @@ impl Editor {
         if at != 0 {
             let used = dict.offset(&self.buf, count);
             let room = count < dict.capacity() as usize && used + key.len() <= dict.bytes_capacity() as usize;
-            if at >= self.frozen() && room && table_size != 0 {
+            if room && table_size != 0 {
                 let bytes_at = dict.bytes_at();
+                self.touch(bytes_at + used, key.len());
                 self.buf[bytes_at + used..bytes_at + used + key.len()].copy_from_slice(key.as_bytes());
-                write_uint(&mut self.buf, dict.offsets_at() + 4 * (count + 1), 4, (used + key.len()) as u64);
+                let offset_at = dict.offsets_at() + 4 * (count + 1);
+                self.touch(offset_at, 4);
+                write_uint(&mut self.buf, offset_at, 4, (used + key.len()) as u64);
+                self.touch(at, 4);
                 write_uint(&mut self.buf, at, 4, count as u64 + 1);
-                hash::insert(&mut self.buf[table_at..table_at + 4 * table_size], 4, h, count);
+                let entry_at = table_at + hash::insert(&mut self.buf[table_at..table_at + 4 * table_size], 4, h, count);
+                self.touch(entry_at, 4);
                 return Ok(count as u64);
             }
         }

@@ -1,35 +1,43 @@
-//! Editing a file with atomic commits (spec §8.4).
+//! Editing a file with atomic commits that cost the edit (spec §§8.4–8.5).
 //!
-//! While a file is open, nothing reachable from its active root record is overwritten:
-//! blocks below `committed_end` are copied to `end` instead of being edited in place, and
-//! the garbage they leave is zeroed only after the commit that made it unreachable. The
-//! editor's record goes to the inactive slot with generation + 1, so the in-memory bytes
-//! are always exactly what the file will hold after the next commit.
+//! The editor changes its bytes in place, as in memory, and remembers which bytes of the
+//! committed version it changed. A commit appends the new blocks, then a redo journal of
+//! those changed bytes, flushes, writes the inactive root record naming the journal,
+//! flushes, applies the journal in place, flushes, and finally writes a root record without
+//! the journal flag to the other slot. An 8-byte change writes a few hundred bytes,
+//! whatever the file's size.
 
 use std::fs::OpenOptions;
 use std::path::Path;
 
-// The seam lives beside this file; it is declared here so that edit/mod.rs stays as it is.
-
 use super::io::{self, CommitIo, FileIo, HookedIo};
 use super::Editor;
 use crate::error::{Category, Error, Result};
+use crate::format::header::{active_record, RootRecord};
+use crate::format::journal::{self, Entry};
 use crate::format::{RECORD_A, RECORD_B, RECORD_LEN};
 
 pub(super) struct FileState {
     /// Every file operation of a commit goes through this seam (tests/crash_states.rs).
     io: Box<dyn CommitIo>,
-    /// Bytes below this belong to the committed version and are never overwritten.
+    /// Bytes below this may belong to a version a root record on disk names: a change to
+    /// them reaches the file only through a journal.
     pub committed_end: usize,
-    /// Garbage below `committed_end`, zeroed after the next commit.
-    pub pending: Vec<(usize, usize)>,
+    /// Ranges below `committed_end` changed since the last finished commit, unsorted.
+    pub dirty: Vec<(usize, usize)>,
+    /// An edit happened since the last commit.
+    pub changed: bool,
     /// Compaction replaced the whole document: the next commit writes a new file.
     pub rewrite: bool,
 }
 
+/// Zeroes are written in chunks of this size when a journal's zero entry is applied.
+const ZERO_CHUNK: usize = 64 << 10;
+
 impl Editor {
-    /// Opens a Leafwire file for copy-on-write editing; changes reach the file only on
-    /// [`Editor::commit`]. The file is validated first.
+    /// Opens a Leafwire file for editing; changes reach the file only on
+    /// [`Editor::commit`]. The file is validated first. A commit that a crash interrupted
+    /// is finished in memory (its journal applied), and on disk by the next commit.
     pub fn open_file(path: impl AsRef<Path>) -> Result<Editor> {
         Editor::open_file_io(path.as_ref(), None)
     }
@@ -40,24 +48,40 @@ impl Editor {
     /// `rename`, `sync-dir`), its offset and its bytes; an error the hook returns fails
     /// that operation instead of performing it. Not part of the stable API.
     #[doc(hidden)]
-    pub fn open_file_with_io_hook(
-        path: impl AsRef<Path>,
-        hook: io::Hook,
-    ) -> Result<Editor> {
+    pub fn open_file_with_io_hook(path: impl AsRef<Path>, hook: io::Hook) -> Result<Editor> {
         Editor::open_file_io(path.as_ref(), Some(hook))
     }
 
     fn open_file_io(path: &Path, hook: Option<io::Hook>) -> Result<Editor> {
         let file = OpenOptions::new().read(true).write(true).open(path)?;
-        let mut ed = Editor::new(std::fs::read(path)?)?;
-        ed.compact_threshold = 0.0;
-        let committed_end = ed.buf.len();
+        let mut bytes = std::fs::read(path)?;
+        // An interrupted commit: its changes are in memory once the journal is applied, and
+        // stay dirty, so that the next commit writes them again (the journal on disk stays
+        // valid until then).
+        let (record, active_at) = active_record(&bytes)?;
+        let mut unfinished: Vec<(usize, usize)> = Vec::new();
+        let mut journal_end = 0;
+        if record.journal {
+            let entries = journal::parse(&bytes, record.generation, record.end)?;
+            unfinished = entries.iter().map(|e| (e.at, e.at + e.len)).collect();
+            journal_end = journal::extent(&bytes, record.end)?;
+            journal::finish(&mut bytes)?;
+        }
+        let mut ed = Editor::new(bytes)?;
+        // Editor::new picks the slot whose bytes match the record; after a finished journal
+        // that is still the slot the file's active record is in.
+        debug_assert_eq!(ed.record_at, active_at);
         let real = FileIo::new(file, path.to_path_buf());
         let io: Box<dyn CommitIo> = match hook {
             Some(hook) => Box::new(HookedIo::new(real, hook)),
             None => Box::new(real),
         };
-        ed.file = Some(FileState { io, committed_end, pending: Vec::new(), rewrite: false });
+        let committed_end = ed.buf.len();
+        ed.file = Some(super::file::FileState { io, committed_end, dirty: unfinished, changed: false, rewrite: false });
+        if journal_end > 0 {
+            ed.keep_journal(journal_end);
+            ed.file.as_mut().expect("set above").changed = true;
+        }
         ed.start_generation();
         Ok(ed)
     }
@@ -68,10 +92,29 @@ impl Editor {
         self.record.generation += 1;
     }
 
-    /// Makes the edits since the last commit durable and atomic: (1) write and flush the
-    /// appended bytes, (2) write the inactive root record (generation + 1) and flush, then
-    /// zero the garbage the commit made unreachable. After compaction, writes a new file
-    /// and renames it over the old one instead.
+    /// Notes that bytes `at..at + len` are about to change: below the committed end they
+    /// go into the next commit's journal.
+    #[inline]
+    pub(super) fn touch(&mut self, at: usize, len: usize) {
+        if let Some(fs) = self.file.as_mut() {
+            if at < fs.committed_end && len > 0 {
+                fs.dirty.push((at, (at + len).min(fs.committed_end)));
+                if fs.dirty.len() >= 4096 && fs.dirty.len().is_power_of_two() {
+                    coalesce(&mut fs.dirty);
+                }
+            }
+        }
+    }
+
+    /// Records that an edit happened (a commit without one writes nothing).
+    pub(super) fn note_change(&mut self) {
+        if let Some(fs) = self.file.as_mut() {
+            fs.changed = true;
+        }
+    }
+
+    /// Makes the edits since the last commit durable and atomic (spec §8.4). After
+    /// compaction, writes a new file and renames it over the old one instead.
     pub fn commit(&mut self) -> Result<()> {
         let Some(fs) = self.file.as_mut() else {
             return Err(Error::new(Category::Io, "commit needs an editor opened with Editor::open_file"));
@@ -83,52 +126,92 @@ impl Editor {
             fs.io.install_replacement()?;
             fs.io.sync_dir()?;
             fs.rewrite = false;
-        } else {
-            // The record slot is written last and alone: before it is complete, its CRC
-            // fails and the old record stays active.
-            let end = self.buf.len();
-            fs.io.write_at(fs.committed_end as u64, &self.buf[fs.committed_end..end])?;
-            fs.io.sync_data()?;
-            // From here the record may reach the disk even if writing or syncing it fails
-            // (a failed write may still have reached the page cache), and then it points at
-            // these bytes: they are frozen like a committed version's, so that edits before
-            // a retry copy them instead of changing them in place. The retry writes the
-            // same slot and generation, and frees what those edits replaced after it.
-            fs.committed_end = end;
-            let at = self.record_at;
-            self.record.end = end as u64;
-            self.record.write(&mut self.buf[at..at + RECORD_LEN]);
-            fs.io.write_at(at as u64, &self.buf[at..at + RECORD_LEN])?;
-            fs.io.sync_data()?;
-            // Durable from here on: the editor moves to the next generation before
-            // anything else can fail, so a later commit never rewrites the active record.
-            let pending = std::mem::take(&mut fs.pending);
+            fs.changed = false;
+            fs.committed_end = self.buf.len();
+            fs.dirty.clear();
             self.start_generation();
-            return self.zero_committed_garbage(pending);
+            return Ok(());
         }
-        fs.committed_end = self.buf.len();
+        if !fs.changed {
+            return Ok(());
+        }
+        coalesce(&mut fs.dirty);
+        let changes = fs.dirty.clone();
+        let end = self.buf.len();
+        let journal = if changes.is_empty() { Vec::new() } else { journal_bytes(&self.buf, &changes, self.record.generation) };
+
+        // (1) The new blocks and the journal, past the committed version.
+        fs.io.write_at(fs.committed_end as u64, &self.buf[fs.committed_end..end])?;
+        if !journal.is_empty() {
+            fs.io.write_at(journal::position(end as u64), &journal)?;
+        }
+        fs.io.sync_data()?;
+
+        // (2) The root record. From here it may reach the disk even if writing or syncing it
+        // fails (a failed write can still reach the page cache): what it names is frozen, and
+        // a retry writes the same slot and generation with a journal of everything since.
+        let at = self.record_at;
+        self.record.end = end as u64;
+        self.record.journal = !journal.is_empty();
+        self.record.write(&mut self.buf[at..at + RECORD_LEN]);
+        let written = fs.io.write_at(at as u64, &self.buf[at..at + RECORD_LEN]).and_then(|()| fs.io.sync_data());
+        // In memory the journal is applied already: the slot reads as a finished commit.
+        self.record.journal = false;
+        self.record.write(&mut self.buf[at..at + RECORD_LEN]);
+        let finished = self.record;
+        self.freeze(end, journal.len());
+        written?;
+
+        // Durable from here on. (3) Apply the journal in place and flush, (4) say so with a
+        // record without the flag in the other slot; until (4) reaches the disk the journal
+        // is kept (the next commit appends after it), so a crash only means applying it again.
+        self.start_generation();
+        if journal.is_empty() {
+            self.file.as_mut().expect("a file editor").changed = false;
+            return Ok(());
+        }
+        let fs = self.file.as_mut().expect("a file editor");
+        let applied = apply_in_place(fs.io.as_mut(), &self.buf, &changes).and_then(|()| fs.io.sync_data());
+        if let Err(err) = applied {
+            // The changes stay dirty: the next commit journals them again, in the record
+            // slot after this one.
+            return Err(Error::new(Category::Io, format!("the commit is durable, but applying its journal in place failed (redone at the next commit or open): {err}")));
+        }
+        // Only the old journal's space is left to free.
+        fs.dirty.retain(|&(start, _)| start >= end);
+        let at = self.record_at;
+        let clean = RootRecord { generation: self.record.generation, ..finished };
+        clean.write(&mut self.buf[at..at + RECORD_LEN]);
+        if let Err(err) = fs.io.write_at(at as u64, &self.buf[at..at + RECORD_LEN]) {
+            // The next commit writes this slot again; the journal's record stays the durable one.
+            return Err(Error::new(Category::Io, format!("the commit is durable and applied, but clearing its journal flag failed (done at the next commit): {err}")));
+        }
+        fs.changed = false;
         self.start_generation();
         Ok(())
     }
 
-    /// Zeroes, in memory and in the file, garbage that the last commit made unreachable.
-    /// On an I/O error the ranges not yet zeroed are kept for the next commit, and the
-    /// error says that the commit itself took effect.
-    fn zero_committed_garbage(&mut self, pending: Vec<(usize, usize)>) -> Result<()> {
-        let fs = self.file.as_mut().expect("called on a file editor");
-        for (i, &(start, stop)) in pending.iter().enumerate() {
-            self.buf[start..stop].fill(0);
-            if let Err(err) = fs.io.write_at(start as u64, &self.buf[start..stop]) {
-                fs.pending.extend_from_slice(&pending[i..]);
-                return Err(Error::new(Category::Io, format!("the commit is durable, but zeroing freed bytes failed (retried at the next commit): {err}")));
-            }
+    /// After a root record naming `end` was issued: every byte up to `end` and the
+    /// journal after it is frozen, and the journal's space becomes (zeroed) garbage of the
+    /// next version, freed by the next commit's journal.
+    fn freeze(&mut self, end: usize, journal_len: usize) {
+        let journal_end = if journal_len == 0 { end } else { journal::position(end as u64) as usize + journal_len };
+        let fs = self.file.as_mut().expect("a file editor");
+        fs.committed_end = end;
+        if journal_end > end {
+            self.keep_journal(journal_end);
         }
-        Ok(())
     }
 
-    /// Bytes below this offset must not be overwritten (0 when editing memory).
-    pub(super) fn frozen(&self) -> usize {
-        self.file.as_ref().map_or(0, |f| f.committed_end)
+    /// Extends the bytes to `journal_end` with zeros, counted as garbage and dirty: the file
+    /// holds a journal there that the next version no longer needs.
+    fn keep_journal(&mut self, journal_end: usize) {
+        let end = self.buf.len();
+        self.buf.resize(journal_end, 0);
+        self.record.garbage += (journal_end - end) as u64;
+        let fs = self.file.as_mut().expect("a file editor");
+        fs.committed_end = journal_end;
+        fs.dirty.push((end, journal_end));
     }
 
     /// Compaction of a file: the document is rewritten in memory, and the next commit
@@ -137,7 +220,55 @@ impl Editor {
         if let Some(fs) = self.file.as_mut() {
             fs.rewrite = true;
             fs.committed_end = 0;
-            fs.pending.clear();
+            fs.dirty.clear();
         }
     }
+}
+
+/// Sorts ranges and merges those that overlap or touch.
+fn coalesce(ranges: &mut Vec<(usize, usize)>) {
+    ranges.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for &(start, end) in ranges.iter() {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    *ranges = merged;
+}
+
+/// The journal of the (coalesced) changed ranges of `buf`: all-zero ranges as zero
+/// entries, the others with their bytes, split at the entry size limit.
+fn journal_bytes(buf: &[u8], dirty: &[(usize, usize)], generation: u64) -> Vec<u8> {
+    let mut entries = Vec::with_capacity(dirty.len());
+    for &(start, end) in dirty {
+        let mut at = start;
+        while at < end {
+            let stop = end.min(at + journal::MAX_ENTRY);
+            let bytes = &buf[at..stop];
+            let data = if bytes.iter().all(|&b| b == 0) { None } else { Some(bytes) };
+            entries.push(Entry { at, len: stop - at, data });
+            at = stop;
+        }
+    }
+    let mut out = Vec::new();
+    journal::write(&mut out, generation, &entries);
+    out
+}
+
+/// Writes the changed ranges of `buf` where they belong in the file.
+fn apply_in_place(io: &mut dyn CommitIo, buf: &[u8], dirty: &[(usize, usize)]) -> std::io::Result<()> {
+    let zeros = vec![0u8; ZERO_CHUNK];
+    for &(start, end) in dirty {
+        let bytes = &buf[start..end];
+        if bytes.iter().all(|&b| b == 0) {
+            for at in (start..end).step_by(ZERO_CHUNK) {
+                io.write_at(at as u64, &zeros[..(end - at).min(ZERO_CHUNK)])?;
+            }
+        } else {
+            io.write_at(start as u64, bytes)?;
+        }
+    }
+    Ok(())
 }

@@ -61,7 +61,11 @@ impl CommitIo for FileIo {
 
     fn create_replacement(&mut self) -> io::Result<()> {
         let path = self.replacement_path();
-        self.replacement = Some(OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?);
+        let replacement = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        // The replacement takes the file's place: it keeps the file's permissions (a
+        // private file must not become world-readable by being compacted).
+        replacement.set_permissions(self.file.metadata()?.permissions())?;
+        self.replacement = Some(replacement);
         Ok(())
     }
 

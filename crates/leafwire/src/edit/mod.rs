@@ -102,6 +102,7 @@ impl Editor {
     /// Opens `bytes` for editing after validating them fully; an invalid document is
     /// refused with the validation error.
     pub fn new(mut bytes: Vec<u8>) -> Result<Editor> {
+        crate::format::journal::finish(&mut bytes)?;
         crate::validate(&bytes)?;
         let record = read_header(&bytes)?;
         let mut image = [0u8; RECORD_LEN];
@@ -322,7 +323,7 @@ impl Editor {
     }
 
     fn set_element_in(&mut self, path: &[&str], index: usize, value: Number) -> Result<()> {
-        let (chain, t, mut p) = self.resolve(path)?;
+        let (_, t, p) = self.resolve(path)?;
         if t != tag::TYPED {
             return Err(wrong_kind("a typed array", t, p));
         }
@@ -333,19 +334,11 @@ impl Editor {
         let bytes = element_bytes(h.element, value, h.mask_pos.is_some()).ok_or_else(|| {
             Error::new(Category::WrongType, format!("{value:?} does not fit a {} element", h.element.name())).at(p)
         })?;
-        let mut h = h;
-        if (p as usize) < self.frozen() {
-            // Copy-on-write: the committed block stays as it is.
-            let old = self.document()?.pointer(&pointer_of(path))?.to_value()?;
-            let (t, np) = self.write_value(&old)?;
-            self.write_slot(&chain, t, np)?;
-            self.free_value(tag::TYPED, p)?;
-            p = np;
-            h = TypedHeader::parse(&self.buf, p)?;
-        }
         let at = h.data_pos + index * h.element.size();
+        self.touch(at, bytes.len());
         self.buf[at..at + bytes.len()].copy_from_slice(&bytes);
         if let Some(mask) = h.mask_pos {
+            self.touch(mask + index / 8, 1);
             let bit = 1u8 << (index % 8);
             match value {
                 Number::Int(_) | Number::UInt(_) => self.buf[mask + index / 8] |= bit,
@@ -357,6 +350,7 @@ impl Editor {
 
     /// Writes the root record and compacts when garbage passes the threshold.
     fn finish(&mut self) -> Result<()> {
+        self.note_change();
         self.record.end = self.buf.len() as u64;
         self.write_record();
         let ratio = self.record.garbage as f64 / self.record.end as f64;

@@ -102,9 +102,9 @@ impl Editor {
             return Ok(());
         };
         let g = self.geometry(step.pos, step.tag)?;
-        if tag::payload_width(t, p) <= g.width as usize && step.pos >= self.frozen() {
+        if tag::payload_width(t, p) <= g.width as usize {
             let key = g.key(&self.buf, step.index);
-            g.write_child(&mut self.buf, step.index, t, key, p);
+            self.put_child(&g, step.index, t, key, p);
             return Ok(());
         }
         let mut entries = self.read_entries(&g)?;
@@ -121,18 +121,20 @@ impl Editor {
         let n = g.count;
         let fits_widths = tag::payload_width(ct, p) <= g.width as usize && key_width(t, &[key]) <= g.key_width as usize;
         let appendable = index == n
-            && pos >= self.frozen()
             && g.has_capacity
             && n < g.capacity
             && varint_len(n as u64 + 1) == varint_len(n as u64)
             && fits_widths
             && (t == tag::ARRAY || g.has_index() || n < INDEX_THRESHOLD);
         if appendable {
-            g.write_child(&mut self.buf, n, ct, key, p);
+            self.put_child(&g, n, ct, key, p);
+            self.touch(pos + 1, varint_len(n as u64 + 1));
             put_varint(&mut self.buf[pos + 1..], n as u64 + 1);
             if g.has_index() {
                 let h = self.hash_of(t, key)?;
-                hash::insert(&mut self.buf[g.index_at..g.end], g.index_entry as usize, h, n);
+                let entry = g.index_entry as usize;
+                let at = g.index_at + hash::insert(&mut self.buf[g.index_at..g.end], entry, h, n);
+                self.touch(at, entry);
             }
             return Ok(());
         }
@@ -151,7 +153,6 @@ impl Editor {
     pub(super) fn store_container(&mut self, parents: &[Step], g: &Geometry, e: Entries) -> Result<()> {
         let n = e.len();
         let fits = g.has_capacity
-            && g.pos >= self.frozen()
             && n <= g.capacity
             && varint_len(n as u64) == varint_len(g.count as u64)
             && e.width() <= g.width as usize
@@ -160,6 +161,7 @@ impl Editor {
         if !fits {
             return self.relocate(parents, g, &e);
         }
+        self.touch(g.pos, g.end - g.pos);
         put_varint(&mut self.buf[g.pos + 1..], n as u64);
         // Clear every position first: the spare capacity must be zero (spec §8.1).
         let cleared = Geometry { count: g.capacity, ..*g };
@@ -306,8 +308,7 @@ impl Editor {
     }
 
     /// Rewrites the string, bytes or bignum block of `old` in place with the data value
-    /// `v` when `v` is no longer and the block is not part of a committed file version:
-    /// an update that fits writes only its own bytes. The unused tail is zeroed and counted
+    /// `v` when `v` is no longer: an update that fits writes only its own bytes. The unused tail is zeroed and counted
     /// as garbage. Returns the new tag (the payload, the block's offset, is unchanged).
     pub(super) fn overwrite_data(&mut self, old: (u8, u64), v: &Value) -> Result<Option<u8>> {
         let (t, content) = match v {
@@ -317,7 +318,7 @@ impl Editor {
             _ => return Ok(None),
         };
         let pos = old.1 as usize;
-        if !matches!(old.0, tag::STRING | tag::BYTES | tag::BIGNUM) || pos < self.frozen() {
+        if !matches!(old.0, tag::STRING | tag::BYTES | tag::BIGNUM) {
             return Ok(None);
         }
         let (_, end) = crate::format::data::span(&self.buf, old.1)?;
@@ -327,20 +328,27 @@ impl Editor {
         if new_end > end {
             return Ok(None);
         }
+        self.touch(pos, new_end - pos);
         self.buf[pos..pos + head_len].copy_from_slice(&head[..head_len]);
         self.buf[pos + head_len..new_end].copy_from_slice(content);
         self.zero(new_end, end);
         Ok(Some(t))
     }
 
-    /// Zeroes `start..end` and counts it as garbage; bytes of the committed file version
-    /// are zeroed after the next commit instead (spec §8.4).
+    /// Zeroes `start..end` and counts it as garbage.
     pub(super) fn zero(&mut self, start: usize, end: usize) {
         self.record.garbage += (end - start) as u64;
-        match self.file.as_mut() {
-            Some(fs) if start < fs.committed_end => fs.pending.push((start, end)),
-            _ => self.buf[start..end].fill(0),
-        }
+        self.touch(start, end - start);
+        self.buf[start..end].fill(0);
+    }
+
+    /// Writes child `i` of container `g` in place.
+    pub(super) fn put_child(&mut self, g: &Geometry, i: usize, t: u8, key: u64, p: u64) {
+        let (kw, w) = (g.key_width as usize, g.width as usize);
+        self.touch(g.tags_at + i, 1);
+        self.touch(g.keys_at + i * kw, kw);
+        self.touch(g.slots_at + i * w, w);
+        g.write_child(&mut self.buf, i, t, key, p);
     }
 
     /// Turns the blocks of a value that is no longer reachable into garbage.

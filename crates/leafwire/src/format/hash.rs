@@ -107,15 +107,17 @@ pub fn probe<E>(table: &[u8], entry: usize, hash: u64, mut matches: impl FnMut(u
 }
 
 /// Writes entry `value + 1` into the first empty bucket from the home bucket of `hash`
-/// (the table has an empty bucket: it is at least twice its capacity).
+/// (the table has an empty bucket: it is at least twice its capacity); returns the
+/// entry's position in `table` (an editor records what it changed).
 #[inline]
-pub fn insert(table: &mut [u8], entry: usize, hash: u64, value: usize) {
+pub fn insert(table: &mut [u8], entry: usize, hash: u64, value: usize) -> usize {
     let size = table.len() / entry;
     let mut bucket = home_bucket(hash, size);
     while read_uint(table, entry, bucket) != 0 {
         bucket = (bucket + 1) & (size - 1);
     }
     write_uint(table, bucket * entry, entry, value as u64 + 1);
+    bucket * entry
 }
 
 /// Fills a zeroed table with entries 1..=n for the n hashes, in order.

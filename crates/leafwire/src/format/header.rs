@@ -12,7 +12,13 @@ pub struct RootRecord {
     pub end: u64,
     pub garbage: u64,
     pub root_tag: u8,
+    /// An unfinished commit's redo journal follows `end` (spec §8.5): the document is the
+    /// bytes with the journal applied.
+    pub journal: bool,
 }
+
+/// Record flag bits (record byte 41, spec §2.2).
+pub const FLAG_JOURNAL: u8 = 1;
 
 impl RootRecord {
     /// Parses a record; `None` when it is unused or its CRC does not match.
@@ -26,6 +32,7 @@ impl RootRecord {
             end: u64_at(24),
             garbage: u64_at(32),
             root_tag: bytes[40],
+            journal: bytes[41] & FLAG_JOURNAL != 0,
         };
         (record.generation != 0 && crc32fast::hash(&bytes[..44]) == crc).then_some(record)
     }
@@ -38,15 +45,23 @@ impl RootRecord {
         out[24..32].copy_from_slice(&self.end.to_le_bytes());
         out[32..40].copy_from_slice(&self.garbage.to_le_bytes());
         out[40] = self.root_tag;
-        out[41..44].fill(0);
+        out[41] = if self.journal { FLAG_JOURNAL } else { 0 };
+        out[42..44].fill(0);
         let crc = crc32fast::hash(&out[..44]);
         out[44..48].copy_from_slice(&crc.to_le_bytes());
     }
 }
 
-/// Checks magic, version and flags, and returns the active root record.
+/// Checks magic, version and flags, and returns the active root record of a document
+/// that can be read as it is: one whose last commit was interrupted (its record names a
+/// redo journal, spec §8.5) is refused, since some of its bytes are not written yet.
+/// Owned buffers finish such a commit with [`super::journal::finish`].
 pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
-    active_record(buf).map(|(record, _)| record)
+    let (record, at) = active_record(buf)?;
+    if record.journal {
+        return Err(Error::new(Category::Unsupported, "the file's last commit was interrupted and is not finished: open it for editing (or with leafwire.open / MappedFile::open / AlignedBytes::read_file, which finish it in memory) to apply its journal").at(at as u64));
+    }
+    Ok(record)
 }
 
 /// Checks magic, version and flags, and returns the active root record with its position
@@ -78,6 +93,10 @@ pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     };
     if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
         return Err(Error::malformed(at as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
+    }
+    let flags = buf[at + 41];
+    if flags & !FLAG_JOURNAL != 0 || buf[at + 42..at + 44] != [0, 0] {
+        return Err(Error::new(Category::Unsupported, format!("unknown root record flags {flags:#04x}")).at(at as u64 + 41));
     }
     if record.root_tag > tag::LAST {
         return Err(Error::malformed(at as u64, format!("unknown root tag {:#04x}", record.root_tag)));

@@ -13,6 +13,7 @@ pub mod data;
 pub mod dictionary;
 pub mod hash;
 pub mod header;
+pub mod journal;
 pub mod numbers;
 pub mod typed;
 
