@@ -87,9 +87,9 @@ def table_size(c):
 
 # -- the header (§2) --------------------------------------------------------------------
 
-def record(root, tag, end, dictionary=0, generation=1, crc=None):
+def record(root, tag, end, dictionary=0, generation=1, crc=None, flags=0):
     """A 48-byte root record, its CRC computed unless given."""
-    head = struct.pack("<QQQQQB3x", generation, root & U64, dictionary, end, 0, tag)
+    head = struct.pack("<QQQQQBB2x", generation, root & U64, dictionary, end, 0, tag, flags)
     return head + struct.pack("<I", zlib.crc32(head) if crc is None else crc)
 
 
@@ -233,9 +233,11 @@ def patched(doc, at, raw):
 VECTORS = {}
 
 
-def vector(name, rule, category, offset, description, doc, decode="error", reference=None, note=None):
+def vector(name, rule, category, offset, description, doc, decode="error", reference=None, note=None, owned=None):
     assert name not in VECTORS, name
     meta = {"rule": rule, "category": category, "offset": offset, "description": description, "decode": decode}
+    if owned:  # what a reader that owns its copy (an editor, a file reader) reports instead
+        meta["owned"] = {"category": owned[0], "offset": owned[1]}
     if reference:
         meta["reference"] = reference
     if note:
@@ -270,6 +272,14 @@ def header_vectors():
            patched(good, 16, record(112, ARRAY, 111)))
     vector("header_unknown_root_tag", rule, "Malformed", 16, "the root tag is 0x0E (reserved)",
            patched(good, 16, record(112, 0x0E, end)))
+    vector("header_unknown_record_flag", rule, "Unsupported", 57,
+           "record A's flags byte (41) has bit 1 set, which no version defines",
+           patched(good, 16, record(112, ARRAY, end, flags=2)),
+           note="reported at the flags byte of the active record")
+    vector("header_journal_of_borrowed_bytes", "§8.5 redo journal", "Unsupported", 16,
+           "record A has the journal flag: a reader of borrowed bytes cannot apply the journal (here there is none)",
+           patched(good, 16, record(112, ARRAY, end, flags=1)), owned=("Malformed", align(end, 8)),
+           note="a reader that owns its copy finishes the commit instead, and reports the missing journal")
     vector("header_record_b_end_past_buffer", rule, "Malformed", 64,
            "record B (generation 2, the active record) says end = buffer length + 1; record A is valid",
            patched(good, 64, record(112, ARRAY, end + 1, generation=2)),

@@ -95,7 +95,9 @@ def _active_record(doc):
     if not valid:
         raise FormatError(16, "no valid root record")
     _, at = max(valid, key=lambda record: record[0])  # on a tie, record A
-    dictionary, end, _garbage, root_tag = struct.unpack_from("<QQQB", doc, at + 16)
+    dictionary, end, _garbage, root_tag, flags = struct.unpack_from("<QQQBBxx", doc, at + 16)
+    if flags or doc[at + 42:at + 44] != b"\0\0":  # §8.5: a journal is applied by a file's reader
+        raise FormatError(at + 41, "unfinished commit (journal flag) or unknown record flags")
     if not HEADER_SIZE <= end <= len(doc):
         raise FormatError(at + 24, f"end {end} outside [112, {len(doc)}]")
     if dictionary and (dictionary % 4 or not HEADER_SIZE <= dictionary < end):

@@ -75,8 +75,7 @@ fn checksum(journal: &[u8]) -> u32 {
 /// the journal's position (or the entry's).
 pub fn parse(buf: &[u8], generation: u64, end: u64) -> Result<Vec<Entry<'_>>> {
     let at = position(end);
-    let rest = usize::try_from(at).ok().and_then(|s| buf.get(s..))
-        .ok_or_else(|| Error::malformed(at, "redo journal of an unfinished commit: missing (the file ends before it)"))?;
+    let rest = usize::try_from(at).ok().and_then(|s| buf.get(s..)).ok_or_else(|| missing(at))?;
     parse_at(rest, at, generation, end)
 }
 
@@ -130,6 +129,11 @@ pub fn extent(buf: &[u8], end: u64) -> Result<usize> {
     body.map(|b| at + HEADER + b).filter(|&e| e <= buf.len()).ok_or_else(|| Error::malformed(at as u64, "redo journal past the end of the file"))
 }
 
+#[cold]
+fn missing(at: u64) -> Error {
+    Error::malformed(at, "redo journal of an unfinished commit: missing (the file ends before it)")
+}
+
 /// Applies checked entries to `doc`, the document's bytes (at least `end` long).
 pub fn apply(doc: &mut [u8], entries: &[Entry<'_>]) {
     for e in entries {
@@ -149,7 +153,9 @@ pub fn finish(buf: &mut [u8]) -> Result<bool> {
     if !record.journal {
         return Ok(false);
     }
-    let (doc, journal) = buf.split_at_mut(position(record.end) as usize);
+    let at = position(record.end);
+    let split = usize::try_from(at).ok().filter(|&a| a <= buf.len()).ok_or_else(|| missing(at))?;
+    let (doc, journal) = buf.split_at_mut(split);
     // The journal is parsed from its own half, so positions inside it are offset back.
     let shifted = parse_at(journal, position(record.end), record.generation, record.end)?;
     apply(doc, &shifted);
