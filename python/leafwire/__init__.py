@@ -122,21 +122,27 @@ else:
         """
         return _leafwire.open(source)
 
-    def edit(source, *, compact_threshold=None, compact_min_garbage=None):
+    def edit(source, *, compact_threshold=None, compact_min_garbage=None, trusted=False):
         """Open a Leafwire document for editing on its bytes (spec §8); returns an ``Editor``.
 
         ``source`` is a path (``str`` or ``os.PathLike``) or a ``bytearray``:
 
-        - a **file** is edited copy-on-write: nothing the file's committed version uses is
-          overwritten, and ``commit()`` makes the edits durable atomically (a crash leaves
-          the old or the new version, never a mix). Edits not committed are lost.
+        - a **file** is mapped, not read: opening costs the header (plus one validating
+          pass over the file unless ``trusted=True``), and memory holds only the pages
+          edits change. ``commit()`` makes the edits durable atomically at a cost
+          proportional to them (a crash leaves the old or the new version, never a mix):
+          new blocks are appended, and bytes changed in place go first into a journal
+          (spec §8.4). Edits not committed are lost. No other program may change the file
+          while it is open.
         - a **bytearray** is copied; ``commit()`` (or ``flush()``) writes the edited bytes
           back into that same object, resizing it (``BufferError`` if a ``memoryview`` or
           an open ``Document`` still uses it and the size changes; nothing is written
           then). ``bytes`` are refused with a ``TypeError`` (they are immutable; pass
           ``bytearray(data)``).
 
-        The input is validated fully first (``DecodeError`` with ``.offset`` if invalid).
+        The input is validated fully first (``DecodeError`` with ``.offset`` if invalid),
+        unless ``trusted=True``: for files this library wrote, opening is then O(1), and a
+        damaged file gives errors (never a crash) from the edits that reach the damage.
         As a context manager, the editor commits on a clean exit, not after an exception,
         and is closed either way::
 
@@ -159,14 +165,13 @@ else:
 
         Deleting or replacing leaves garbage (``ed.garbage`` bytes) until ``compact()``
         rewrites the document canonically. ``compact_threshold`` (a ``garbage / size``
-        ratio; 0 disables) makes edits compact automatically; by default 0.5 for a
-        bytearray and disabled for a file, where compaction means rewriting the whole file
-        (on the next commit, to a new file renamed over the old one). It applies once at
-        least ``compact_min_garbage`` bytes are garbage (by default 64 KiB, so that a burst
-        of edits on a small document does not rewrite it again and again; 0 compacts on
-        the ratio alone).
+        ratio, by default 0.5; 0 disables) makes edits compact automatically, for a file
+        on the next commit (a new file renamed over the old one). It applies once at least
+        ``compact_min_garbage`` bytes are garbage (by default 64 KiB, so that a burst of
+        edits on a small document does not rewrite it again and again; 0 compacts on the
+        ratio alone).
         """
-        return _leafwire.edit(source, compact_threshold=compact_threshold, compact_min_garbage=compact_min_garbage)
+        return _leafwire.edit(source, compact_threshold=compact_threshold, compact_min_garbage=compact_min_garbage, trusted=trusted)
 
     class _NodeKeysView(KeysView):
         __slots__ = ()

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use leafwire::Editor;
+use leafwire::{Editor, Trust};
 
 use crate::failure::Failure;
 use crate::files::{is_std, read_input, refuse_read_only, write_output};
@@ -13,9 +13,9 @@ use crate::{pointer, typed};
 
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
 /// to the JSON text `json`.
-pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
+pub fn set(input: &Path, pointer: &str, json: &str, trust: Trust) -> Result<(), Failure> {
     let value = leafwire::json::parse(json.as_bytes()).map_err(|e| Failure::json(Path::new("<JSON argument>"), e))?;
-    edit(input, |editor| {
+    edit(input, trust, |editor| {
         let tokens = pointer::tokens(input, pointer)?;
         let mut into_typed = None;
         if let Some(last) = tokens.last() {
@@ -35,8 +35,8 @@ pub fn set(input: &Path, pointer: &str, json: &str) -> Result<(), Failure> {
 }
 
 /// Removes the object key or array element at `pointer`.
-pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
-    edit(input, |editor| {
+pub fn delete(input: &Path, pointer: &str, trust: Trust) -> Result<(), Failure> {
+    edit(input, trust, |editor| {
         let tokens = pointer::tokens(input, pointer)?;
         let doc = editor.document().map_err(|e| Failure::leafwire(input, e))?;
         pointer::resolve(&doc, input, pointer)?;
@@ -47,18 +47,20 @@ pub fn delete(input: &Path, pointer: &str) -> Result<(), Failure> {
     })
 }
 
-/// Opens `input` for editing, makes the change and commits it; `-` edits stdin and writes
-/// the result to stdout.
-fn edit(input: &Path, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -> Result<(), Failure> {
+/// Opens `input` for editing (mapped: only the pages the edit touches are read), makes
+/// the change and commits it; `-` edits stdin and writes the result to stdout.
+fn edit(input: &Path, trust: Trust, change: impl FnOnce(&mut Editor) -> Result<(), Failure>) -> Result<(), Failure> {
     if is_std(input) {
-        let mut editor = Editor::new(read_input(input)?).map_err(|e| Failure::leafwire(input, e))?;
+        let mut editor = Editor::new_with(read_input(input)?, trust).map_err(|e| Failure::leafwire(input, e))?;
         change(&mut editor)?;
         return write_output(input, None, editor.as_bytes(), true);
     }
     if let Ok(meta) = std::fs::metadata(input) {
         refuse_read_only(input, &meta)?;
     }
-    let mut editor = Editor::open_file(input).map_err(|e| Failure::leafwire(input, e))?;
+    // SAFETY: like every command here, `set` asks that no other program change the file
+    // while it runs (README, spec §9.1).
+    let mut editor = unsafe { Editor::map_file(input, trust) }.map_err(|e| Failure::leafwire(input, e))?;
     change(&mut editor)?;
     editor.commit().map_err(|e| Failure::leafwire(input, e))
 }

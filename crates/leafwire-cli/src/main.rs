@@ -86,6 +86,10 @@ enum Command {
         /// The new value, as JSON text (`-7` is a value here, not an option).
         #[arg(allow_hyphen_values = true)]
         json: String,
+        /// Skip validating the whole file before the edit (opening is then O(1)): for files
+        /// this tool wrote. A damaged file still gives errors, never a crash.
+        #[arg(long)]
+        trusted: bool,
     },
     /// Delete the object key or array element at a JSON Pointer, in place (atomically).
     Delete {
@@ -94,6 +98,9 @@ enum Command {
         /// JSON Pointer of the value to remove.
         #[arg(allow_hyphen_values = true)]
         pointer: String,
+        /// Skip validating the whole file before the edit (see `set --trusted`).
+        #[arg(long)]
+        trusted: bool,
     },
     /// Rewrite a file canonically, reclaiming the space edits left behind.
     Compact {
@@ -118,6 +125,10 @@ enum DuplicateKeys {
     Last,
 }
 
+fn trust(trusted: bool) -> leafwire::Trust {
+    if trusted { leafwire::Trust::Trusted } else { leafwire::Trust::Untrusted }
+}
+
 fn run(command: Command) -> Result<(), Failure> {
     match command {
         Command::FromJson { input, output, max_depth, duplicate_keys } => {
@@ -133,8 +144,8 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::ToJson { input, output, pretty } => convert::to_json(&input, output.as_deref(), pretty),
         Command::Get { input, pointer } => convert::get(&input, &pointer),
         Command::Validate { input, max_depth } => report::validate(&input, max_depth as usize),
-        Command::Set { input, pointer, json } => edit::set(&input, &pointer, &json),
-        Command::Delete { input, pointer } => edit::delete(&input, &pointer),
+        Command::Set { input, pointer, json, trusted } => edit::set(&input, &pointer, &json, trust(trusted)),
+        Command::Delete { input, pointer, trusted } => edit::delete(&input, &pointer, trust(trusted)),
         Command::Compact { input, output } => edit::compact(&input, output.as_deref()),
         Command::Inspect { input } => report::inspect(&input),
     }

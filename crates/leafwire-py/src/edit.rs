@@ -37,14 +37,17 @@ pub struct Editor {
 guarded! {
 /// Opens a path or a bytearray for editing.
 #[pyfunction]
-#[pyo3(signature = (source, /, *, compact_threshold = None, compact_min_garbage = None))]
-pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>, compact_min_garbage: Option<u64>) -> PyResult<Editor> {
+#[pyo3(signature = (source, /, *, compact_threshold = None, compact_min_garbage = None, trusted = false))]
+pub fn edit(source: &Bound<'_, PyAny>, compact_threshold: Option<f64>, compact_min_garbage: Option<u64>, trusted: bool) -> PyResult<Editor> {
     let py = source.py();
+    let trust = if trusted { leafwire::Trust::Trusted } else { leafwire::Trust::Untrusted };
     let (mut core, target) = if let Some(path) = crate::document::file_path(source)? {
-        let core = py.detach(|| leafwire::Editor::open_file(&path)).map_err(|e| err(py, e))?;
+        // SAFETY: the package documents, as for `open(path)`, that no other program may
+        // change a file while it is open (spec §9.1).
+        let core = py.detach(|| unsafe { leafwire::Editor::map_file(&path, trust) }).map_err(|e| err(py, e))?;
         (core, Target::File(path))
     } else if let Ok(array) = source.cast::<PyByteArray>() {
-        let core = leafwire::Editor::new(array.to_vec()).map_err(|e| err(py, e))?;
+        let core = leafwire::Editor::new_with(array.to_vec(), trust).map_err(|e| err(py, e))?;
         (core, Target::ByteArray(array.clone().unbind()))
     } else if source.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err(

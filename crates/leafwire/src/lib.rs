@@ -37,7 +37,7 @@ mod value;
 mod value_serde;
 
 pub use builder::DuplicateKeys;
-pub use edit::{Editor, Number, DEFAULT_COMPACT_MIN_GARBAGE, DEFAULT_COMPACT_THRESHOLD};
+pub use edit::{Editor, Number, Trust, DEFAULT_COMPACT_MIN_GARBAGE, DEFAULT_COMPACT_THRESHOLD};
 pub use encoder::{Encoder, KeyId};
 pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};

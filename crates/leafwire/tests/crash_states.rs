@@ -49,7 +49,14 @@ struct Shared {
 
 type Log = Arc<Mutex<Shared>>;
 
-fn open(path: &Path, log: &Log) -> Editor {
+/// How the editor under test holds the file: read into memory, or mapped.
+#[derive(Clone, Copy, Debug)]
+enum Load {
+    Read,
+    Map,
+}
+
+fn open(path: &Path, log: &Log, load: Load) -> Editor {
     let log = Arc::clone(log);
     let hook = Box::new(move |name: &str, pos: u64, bytes: &[u8]| -> io::Result<()> {
         let mut s = log.lock().unwrap();
@@ -57,7 +64,11 @@ fn open(path: &Path, log: &Log) -> Editor {
         s.ops.push(Op { name: name.to_owned(), pos, bytes: bytes.to_vec(), failed });
         if failed { Err(io::Error::other(format!("injected error at {name}"))) } else { Ok(()) }
     });
-    Editor::open_file_with_io_hook(path, hook).unwrap()
+    match load {
+        Load::Read => Editor::open_file_with_io_hook(path, hook).unwrap(),
+        // SAFETY: only this test touches its scratch file.
+        Load::Map => unsafe { Editor::map_file_with_io_hook(path, hook) }.unwrap(),
+    }
 }
 
 /// The test's own markers in the log: a commit of value `pos` starts / returned.
@@ -392,20 +403,25 @@ fn report(what: &str, tally: &Tally, extra: &str) {
 
 #[test]
 fn every_crash_state_of_a_commit_sequence_opens_to_the_old_or_new_value() {
-    replay_commits(1);
+    replay_commits(1, Load::Read);
+}
+
+#[test]
+fn every_crash_state_of_a_commit_sequence_of_a_mapped_editor_opens_to_the_old_or_new_value() {
+    replay_commits(1, Load::Map);
 }
 
 #[test]
 fn every_crash_state_of_commits_on_a_larger_document_opens_to_the_old_or_new_value() {
-    replay_commits(8);
+    replay_commits(8, Load::Map);
 }
 
-fn replay_commits(scale: usize) {
-    let path = scratch(&format!("replay-{scale}.lw"));
+fn replay_commits(scale: usize, load: Load) {
+    let path = scratch(&format!("replay-{scale}-{load:?}.lw"));
     let base = leafwire::encode(&initial(scale)).unwrap();
     std::fs::write(&path, &base).unwrap();
     let log: Log = Arc::default();
-    let mut ed = open(&path, &log);
+    let mut ed = open(&path, &log, load);
     let mut values = vec![decoded(&ed)];
     for (name, batch) in batches() {
         batch(&mut ed);
@@ -437,7 +453,9 @@ fn an_io_error_at_any_operation_of_a_commit_is_returned_and_a_retry_succeeds() {
                 let path = scratch(&format!("inject-{b}-{k}-{further_edit}.lw"));
                 std::fs::write(&path, &base).unwrap();
                 let log: Log = Arc::default();
-                let mut ed = open(&path, &log);
+                // Alternate: the failed commits of both kinds of editor are checked.
+                let load = if (b + k) % 2 == 0 { Load::Read } else { Load::Map };
+                let mut ed = open(&path, &log, load);
                 let mut values = vec![decoded(&ed)];
                 for (_, batch) in &batches[..b] {
                     batch(&mut ed);

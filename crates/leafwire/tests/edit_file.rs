@@ -158,12 +158,25 @@ fn killed_writers_leave_a_committed_state() {
 /// Before a commit the file is untouched; after it, the file holds what the editor holds.
 #[test]
 fn edits_before_commit_leave_the_file_untouched() {
-    let dir = std::env::temp_dir().join(format!("leafwire-cow-{}", std::process::id()));
+    for trust in [leafwire::Trust::Untrusted, leafwire::Trust::Trusted] {
+        edits_before_commit_leave_the_file_untouched_when(trust, false);
+        edits_before_commit_leave_the_file_untouched_when(trust, true);
+    }
+}
+
+fn edits_before_commit_leave_the_file_untouched_when(trust: leafwire::Trust, mapped: bool) {
+    let dir = std::env::temp_dir().join(format!("leafwire-cow-{}-{trust:?}-{mapped}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("doc.lw");
     std::fs::write(&path, leafwire::encode(&initial()).unwrap()).unwrap();
     let mut model = initial();
-    let mut ed = Editor::open_file(&path).unwrap();
+    let mut ed = if mapped {
+        // SAFETY: only this test touches its scratch file.
+        unsafe { Editor::map_file(&path, trust) }.unwrap()
+    } else {
+        Editor::open_file_with(&path, trust).unwrap()
+    };
+    assert_eq!(ed.is_mapped(), mapped && cfg!(unix));
     let mut i = 0;
     for round in 0..300 {
         let on_disk = std::fs::read(&path).unwrap();
@@ -211,7 +224,9 @@ fn a_commit_writes_what_changed_not_the_containers_above_it() {
         *counter.lock().unwrap() += bytes.len();
         Ok(())
     });
-    let mut ed = Editor::open_file_with_io_hook(&path, hook).unwrap();
+    // SAFETY: only this test touches its scratch file.
+    let mut ed = unsafe { Editor::map_file_with_io_hook(&path, hook) }.unwrap();
+    assert!(ed.is_mapped() || cfg!(not(unix)));
     let mut most = 0;
     for i in 0..1000usize {
         *written.lock().unwrap() = 0;

@@ -1,6 +1,7 @@
 //! Growing the key dictionary (spec §§6, 8.2): new keys go into spare room when there is
 //! some, else the dictionary is copied to `end` with room for half as many again.
 
+use crate::format::sink::ByteSink;
 use super::write::broken;
 use super::Editor;
 use crate::error::Result;

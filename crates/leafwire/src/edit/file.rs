@@ -7,11 +7,15 @@
 //! the journal flag to the other slot. An 8-byte change writes a few hundred bytes,
 //! whatever the file's size.
 
+use crate::format::sink::ByteSink;
 use std::fs::OpenOptions;
 use std::path::Path;
 
+#[cfg(unix)]
+use super::bytes::mapped::MappedBuf;
+use super::bytes::EditBytes;
 use super::io::{self, CommitIo, FileIo, HookedIo};
-use super::Editor;
+use super::{Editor, Trust};
 use crate::error::{Category, Error, Result};
 use crate::format::header::{active_record, RootRecord};
 use crate::format::journal::{self, Entry};
@@ -31,15 +35,43 @@ pub(super) struct FileState {
     pub rewrite: bool,
 }
 
+/// How an editor gets a file's bytes.
+#[derive(PartialEq)]
+enum Load {
+    Read,
+    #[cfg_attr(not(unix), allow(dead_code))]
+    Map,
+}
+
 /// Zeroes are written in chunks of this size when a journal's zero entry is applied.
 const ZERO_CHUNK: usize = 64 << 10;
 
 impl Editor {
     /// Opens a Leafwire file for editing; changes reach the file only on
-    /// [`Editor::commit`]. The file is validated first. A commit that a crash interrupted
-    /// is finished in memory (its journal applied), and on disk by the next commit.
+    /// [`Editor::commit`]. The file is read into memory and validated first. A commit that
+    /// a crash interrupted is finished in memory (its journal applied), and on disk by the
+    /// next commit. [`Editor::map_file`] opens without reading the file.
     pub fn open_file(path: impl AsRef<Path>) -> Result<Editor> {
-        Editor::open_file_io(path.as_ref(), None)
+        Editor::open_file_with(path, Trust::Untrusted)
+    }
+
+    /// [`Editor::open_file`], validating as `trust` says.
+    pub fn open_file_with(path: impl AsRef<Path>, trust: Trust) -> Result<Editor> {
+        Editor::open_path(path.as_ref(), None, Load::Read, trust)
+    }
+
+    /// Opens a Leafwire file for editing through a private copy-on-write mapping (on Unix;
+    /// elsewhere it is read): opening reads the header, and with [`Trust::Trusted`] nothing
+    /// else, so it costs O(1) whatever the file's size; memory then holds only the pages
+    /// edits change and the blocks they append. With [`Trust::Untrusted`] the document is
+    /// validated through the mapping (reading it once, holding none of it).
+    ///
+    /// # Safety
+    ///
+    /// As for [`crate::MappedFile::open`]: no other process may modify or truncate the file
+    /// while the editor lives (this editor's own commits are fine).
+    pub unsafe fn map_file(path: impl AsRef<Path>, trust: Trust) -> Result<Editor> {
+        Editor::open_path(path.as_ref(), None, Load::Map, trust)
     }
 
     /// Test seam of spec §8.4 (tests/crash_states.rs): [`Editor::open_file`], with `hook`
@@ -49,12 +81,30 @@ impl Editor {
     /// that operation instead of performing it. Not part of the stable API.
     #[doc(hidden)]
     pub fn open_file_with_io_hook(path: impl AsRef<Path>, hook: io::Hook) -> Result<Editor> {
-        Editor::open_file_io(path.as_ref(), Some(hook))
+        Editor::open_path(path.as_ref(), Some(hook), Load::Read, Trust::Untrusted)
     }
 
-    fn open_file_io(path: &Path, hook: Option<io::Hook>) -> Result<Editor> {
+    /// [`Editor::open_file_with_io_hook`] through [`Editor::map_file`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Editor::map_file`].
+    #[doc(hidden)]
+    pub unsafe fn map_file_with_io_hook(path: impl AsRef<Path>, hook: io::Hook) -> Result<Editor> {
+        Editor::open_path(path.as_ref(), Some(hook), Load::Map, Trust::Untrusted)
+    }
+
+    fn open_path(path: &Path, hook: Option<io::Hook>, load: Load, trust: Trust) -> Result<Editor> {
         let file = OpenOptions::new().read(true).write(true).open(path)?;
-        let mut bytes = std::fs::read(path)?;
+        let mut bytes = match load {
+            #[cfg(unix)]
+            Load::Map => {
+                let len = usize::try_from(file.metadata()?.len()).map_err(|_| Error::new(Category::LimitExceeded, "file too large to map"))?;
+                // SAFETY: `map_file`'s caller promises that no one else changes the file.
+                EditBytes::Mapped(unsafe { MappedBuf::map(&file, len) }?)
+            }
+            _ => EditBytes::Owned(std::fs::read(path)?),
+        };
         // An interrupted commit: its changes are in memory once the journal is applied, and
         // stay dirty, so that the next commit writes them again (the journal on disk stays
         // valid until then).
@@ -67,7 +117,7 @@ impl Editor {
             journal_end = journal::extent(&bytes, record.end)?;
             journal::finish(&mut bytes)?;
         }
-        let mut ed = Editor::new(bytes)?;
+        let mut ed = Editor::from_bytes(bytes, trust)?;
         // Editor::new picks the slot whose bytes match the record; after a finished journal
         // that is still the slot the file's active record is in.
         debug_assert_eq!(ed.record_at, active_at);

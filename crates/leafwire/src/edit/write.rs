@@ -6,6 +6,7 @@
 //! return errors rather than assume it (a bug, or bytes changed behind the editor's back,
 //! give an error, never a panic).
 
+use crate::format::sink::ByteSink;
 use super::{Editor, Step};
 use crate::error::{Error, Result};
 use crate::format::container::{Geometry, Shape};

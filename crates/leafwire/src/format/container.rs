@@ -316,7 +316,7 @@ impl Shape {
 
     /// Appends a zeroed block of this shape to `out` (at its end) with the header written;
     /// returns the geometry, for the caller to fill children and index.
-    pub fn append_to(&self, out: &mut Vec<u8>) -> Geometry {
+    pub fn append_to(&self, out: &mut (impl super::sink::ByteSink + ?Sized)) -> Geometry {
         let g = self.geometry(out.len());
         out.resize(g.end, 0);
         self.write_header(out, g.pos);

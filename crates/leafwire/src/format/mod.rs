@@ -15,6 +15,7 @@ pub mod hash;
 pub mod header;
 pub mod journal;
 pub mod numbers;
+pub mod sink;
 pub mod typed;
 
 pub use numbers::{align, checked_align, read_u32, read_uint, read_varint, sign_extend, varint_len, write_uint, write_varint};

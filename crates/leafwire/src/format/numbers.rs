@@ -54,7 +54,7 @@ pub fn read_small_varint(buf: &[u8], pos: usize) -> Result<(u64, usize)> {
 }
 
 /// Appends the varint of `value`.
-pub fn write_varint(out: &mut Vec<u8>, value: u64) {
+pub fn write_varint(out: &mut (impl super::sink::ByteSink + ?Sized), value: u64) {
     let mut bytes = [0u8; 10];
     let n = put_varint(&mut bytes, value);
     out.extend_from_slice(&bytes[..n]);

@@ -119,7 +119,7 @@ pub fn write_header(out: &mut [u8], pos: usize, element: ElementType, shape: &[u
 }
 
 /// Packs an integer mask (one bool per element) into bytes, least significant bit first.
-pub fn pack_mask(mask: impl IntoIterator<Item = bool>, out: &mut Vec<u8>) {
+pub fn pack_mask(mask: impl IntoIterator<Item = bool>, out: &mut (impl super::sink::ByteSink + ?Sized)) {
     let mut byte = 0u8;
     let mut n = 0;
     for m in mask {
