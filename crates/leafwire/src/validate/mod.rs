@@ -1,6 +1,8 @@
 //! Deep validation: every rule of spec §9, each failure with its byte offset.
 
-use rustc_hash::FxHashSet;
+mod blocks;
+
+use blocks::Blocks;
 
 use crate::error::{Error, Result};
 use crate::format::container::Geometry;
@@ -44,6 +46,14 @@ pub fn validate(bytes: &[u8]) -> Result<Stats> {
 
 pub fn validate_with(bytes: &[u8], options: &ValidateOptions) -> Result<Stats> {
     let doc = Document::open(bytes)?;
+    match walk(&doc, options, Blocks::bitmap(doc.as_bytes().len())) {
+        Err(e) if e.message() == blocks::CONFLICT => walk(&doc, options, Blocks::exact()),
+        other => other,
+    }
+}
+
+/// One validation of `doc`, with §9.9 checked the way `blocks` does it.
+fn walk(doc: &Document<'_>, options: &ValidateOptions, blocks: Blocks) -> Result<Stats> {
     let buf = doc.as_bytes();
     let dict = Dict::parse(buf, doc.record().dictionary)?;
     let mut v = Validator {
@@ -51,8 +61,7 @@ pub fn validate_with(bytes: &[u8], options: &ValidateOptions) -> Result<Stats> {
         dict,
         options: *options,
         stats: Stats::default(),
-        visited: FxHashSet::default(),
-        ranges: Vec::new(),
+        blocks,
         scratch: Vec::new(),
         key_hashes: Vec::new(),
         key_seen: Vec::new(),
@@ -62,7 +71,7 @@ pub fn validate_with(bytes: &[u8], options: &ValidateOptions) -> Result<Stats> {
         v.dictionary()?;
     }
     v.value(doc.record().root_tag, doc.record().root, 0)?;
-    v.check_overlaps()?;
+    v.blocks.finish()?;
     Ok(v.stats)
 }
 
@@ -71,9 +80,8 @@ struct Validator<'a> {
     dict: Dict,
     options: ValidateOptions,
     stats: Stats,
-    visited: FxHashSet<u64>,
-    /// (start, end) of every block, to prove they do not overlap.
-    ranges: Vec<(u64, u64)>,
+    /// Every block, to prove the value is a tree (§9.9).
+    blocks: Blocks,
     scratch: Vec<u64>,
     /// `key_hash` of every dictionary key, by id: objects' hash indexes are checked
     /// against these instead of rehashing a key per use.
@@ -126,8 +134,7 @@ impl<'a> Validator<'a> {
             }
         }
         self.stats.keys = count;
-        self.ranges.push((pos as u64, self.dict.end() as u64));
-        Ok(())
+        self.claim(pos as u64, self.dict.end() as u64)
     }
 
     fn value(&mut self, t: u8, payload: u64, depth: usize) -> Result<()> {
@@ -159,9 +166,7 @@ impl<'a> Validator<'a> {
                 if depth >= self.options.max_depth {
                     return Err(Error::depth_limit(self.options.max_depth).at(payload));
                 }
-                if !self.visited.insert(payload) {
-                    return Err(Error::malformed(payload, "block reachable twice (a cycle or a shared subtree)"));
-                }
+                self.blocks.enter(payload)?;
                 let c = Geometry::parse(self.buf, payload, t)?;
                 self.container(&c, depth)
             }
@@ -175,7 +180,7 @@ impl<'a> Validator<'a> {
     fn container(&mut self, c: &Geometry, depth: usize) -> Result<()> {
         self.stats.containers += 1;
         let pos = c.pos as u64;
-        self.ranges.push((pos, c.end as u64));
+        self.claim(pos, c.end as u64)?;
         let buf = self.buf;
         let spare_is_zero = c.tags(buf)[c.count..].iter().all(|&b| b == 0)
             && c.keys(buf)[c.count * c.key_width as usize..].iter().all(|&b| b == 0)
@@ -191,16 +196,32 @@ impl<'a> Validator<'a> {
         if c.has_index() {
             self.index(c)?;
         }
-        for i in 0..c.count {
+        if c.count > 0 {
+            self.stats.max_depth = self.stats.max_depth.max(depth + 1);
+        }
+        // Scalars, most children, are checked here from their tag alone (a uint also needs
+        // its payload); only blocks are followed.
+        let tags = &buf[c.tags_at..c.tags_at + c.count];
+        let width = c.width as usize;
+        let mut scalars = 0;
+        for (i, &t) in tags.iter().enumerate() {
+            if t < tag::STRING && tag::fits_slot(t, width) {
+                if t == tag::UINT {
+                    let payload = read_uint(&buf[c.slots_at..], width, i);
+                    if payload <= i64::MAX as u64 {
+                        return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));
+                    }
+                }
+                scalars += 1;
+                continue;
+            }
             let (t, payload) = c.child(buf, i)?;
             if tag::is_pointer(t) && (payload < HEADER_LEN as u64 || payload >= buf.len() as u64) {
                 return Err(Error::malformed(pos, format!("child {i} points outside the document (offset {payload})")));
             }
-            if t == tag::UINT && payload <= i64::MAX as u64 {
-                return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));
-            }
             self.value(t, payload, depth + 1)?;
         }
+        self.stats.scalars += scalars;
         Ok(())
     }
 
@@ -258,7 +279,7 @@ impl<'a> Validator<'a> {
     /// The content of the data block at `offset`, its whole block recorded.
     fn data(&mut self, offset: u64) -> Result<&'a [u8]> {
         let (start, end) = data::span(self.buf, offset)?;
-        self.ranges.push((offset, end as u64));
+        self.claim(offset, end as u64)?;
         Ok(&self.buf[start..end])
     }
 
@@ -279,18 +300,11 @@ impl<'a> Validator<'a> {
                 }
             }
         }
-        self.ranges.push((offset, h.end() as u64));
-        Ok(())
+        self.claim(offset, h.end() as u64)
     }
 
-    fn check_overlaps(&mut self) -> Result<()> {
-        self.ranges.sort_unstable();
-        for w in self.ranges.windows(2) {
-            if w[1].0 < w[0].1 {
-                return Err(Error::malformed(w[1].0, format!("block overlaps the block at {}..{}", w[0].0, w[0].1)));
-            }
-        }
-        self.stats.reachable_bytes = self.ranges.iter().map(|(s, e)| e - s).sum();
-        Ok(())
+    fn claim(&mut self, start: u64, end: u64) -> Result<()> {
+        self.stats.reachable_bytes += end - start;
+        self.blocks.claim(start, end)
     }
 }
