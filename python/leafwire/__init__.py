@@ -95,9 +95,15 @@ else:
         """
         return _leafwire.loads(data, arrays=arrays, max_depth=max_depth)
 
-    def dump(obj, fp, **kw):
-        """Serialize ``obj`` as Leafwire to the binary file object ``fp``."""
-        fp.write(_leafwire.dumps(obj, **kw))
+    def dump(obj, fp, *, checksums=True, **kw):
+        """Serialize ``obj`` as Leafwire to the binary file object ``fp``.
+
+        Files get page checksums (``checksums=True``, spec §2.3): a CRC-32 per 4 KiB page,
+        4 bytes per page plus 40, so that ``validate`` finds any changed bit and reports
+        its page. ``dumps`` returns the canonical bytes without them.
+        """
+        data = _leafwire.dumps(obj, **kw)
+        fp.write(_leafwire.add_checksums(data) if checksums else data)
 
     def load(fp, **kw):
         """Deserialize the Leafwire document read from the binary file object ``fp``."""

@@ -85,7 +85,7 @@ def _active_record(doc):
     major, _minor, flags = struct.unpack_from("<BBH", doc, 8)
     if major != 1:
         raise FormatError(8, f"unsupported major version {major}")
-    if flags:
+    if flags & ~2:  # bit 1, page checksums (§2.3), is not checked by this reader
         raise FormatError(10, f"unknown feature flags 0x{flags:04x}")
     valid = []
     for at in RECORD_OFFSETS:

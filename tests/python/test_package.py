@@ -225,6 +225,27 @@ def test_dump_load_files(tmp_path):
         assert np.array_equal(leafwire.load(fp)["a"][2]["b"], np.arange(4.0))
 
 
+def test_dumped_files_carry_checksums_that_find_a_flipped_bit(tmp_path):
+    value = {"rows": [{"id": i, "name": f"row {i}"} for i in range(2000)]}
+    path = tmp_path / "v.lw"
+    with open(path, "wb") as fp:
+        leafwire.dump(value, fp)
+    data = bytearray(path.read_bytes())
+    assert data[10] & 2, "the page-checksum flag is set"
+    leafwire.validate(data)
+    assert leafwire.loads(bytes(data)) == value
+    assert len(data) > len(leafwire.dumps(value))
+    data[len(data) // 2] ^= 0x10
+    with pytest.raises(leafwire.DecodeError, match="checksum"):
+        leafwire.validate(data)
+    # Edits keep the checksums true.
+    with leafwire.edit(path) as ed:
+        ed.set("/rows/5/name", "renamed")
+        ed.append({"id": -1}, at="/rows")
+    leafwire.validate(path.read_bytes())
+    assert leafwire.open(path)["rows"][5]["name"] == "renamed"
+
+
 # ---- spec vectors and the reference reader ----
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.name for p in VECTORS])

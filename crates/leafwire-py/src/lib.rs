@@ -149,6 +149,17 @@ fn validate(py: Python<'_>, data: &Bound<'_, PyAny>, max_depth: usize) -> PyResu
     with_bytes(data, "validate()", |b| leafwire::validate_with(b, &options).map(|_| ()).map_err(|e| loads_general::err(py, e)))
 }
 
+/// The document with page checksums added (spec §2.3), for files.
+#[pyfunction]
+#[pyo3(signature = (data, /))]
+fn add_checksums(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyBytes>> {
+    with_bytes(data, "add_checksums()", |b| {
+        let mut doc = b.to_vec();
+        leafwire::add_checksums(&mut doc).map_err(|e| loads_general::err(py, e))?;
+        Ok(PyBytes::new(py, &doc).unbind())
+    })
+}
+
 /// Opens a document lazily: memory-mapped for a path, or over a bytes-like object.
 #[pyfunction]
 #[pyo3(signature = (source, /))]
@@ -172,6 +183,7 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(to_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(add_checksums, m)?)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_class::<document::Document>()?;
     m.add_class::<document::MapNode>()?;

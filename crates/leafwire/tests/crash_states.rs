@@ -418,7 +418,11 @@ fn every_crash_state_of_commits_on_a_larger_document_opens_to_the_old_or_new_val
 
 fn replay_commits(scale: usize, load: Load) {
     let path = scratch(&format!("replay-{scale}-{load:?}.lw"));
-    let base = leafwire::encode(&initial(scale)).unwrap();
+    let mut base = leafwire::encode(&initial(scale)).unwrap();
+    if scale > 1 {
+        // The larger document carries page checksums: every crash state must verify.
+        leafwire::add_checksums(&mut base).unwrap();
+    }
     std::fs::write(&path, &base).unwrap();
     let log: Log = Arc::default();
     let mut ed = open(&path, &log, load);

@@ -142,10 +142,22 @@ impl Editor {
         self.record.generation += 1;
     }
 
-    /// Notes that bytes `at..at + len` are about to change: below the committed end they
-    /// go into the next commit's journal.
+    /// Notes that bytes `at..at + len` are about to change: their pages' checksums are
+    /// recomputed when the edit ends, and below the committed end they go into the next
+    /// commit's journal.
     #[inline]
     pub(super) fn touch(&mut self, at: usize, len: usize) {
+        if let Some(sums) = self.checksums.as_mut() {
+            if len > 0 {
+                sums.stale.push((at, at + len));
+            }
+        }
+        self.touch_journal(at, len);
+    }
+
+    /// [`Editor::touch`] for bytes no checksum covers (the checksum table's own).
+    #[inline]
+    pub(super) fn touch_journal(&mut self, at: usize, len: usize) {
         if let Some(fs) = self.file.as_mut() {
             if at < fs.committed_end && len > 0 {
                 fs.dirty.push((at, (at + len).min(fs.committed_end)));
@@ -185,6 +197,11 @@ impl Editor {
         if !fs.changed {
             return Ok(());
         }
+        // Checksums cover everything up to the end that is committed (after recovering an
+        // interrupted commit, the old journal's space was added since the last edit).
+        self.reseal()?;
+        self.record.end = self.buf.len() as u64;
+        let fs = self.file.as_mut().expect("a file editor");
         coalesce(&mut fs.dirty);
         let changes = fs.dirty.clone();
         let end = self.buf.len();

@@ -11,6 +11,7 @@
 mod bytes;
 mod dictionary;
 mod file;
+mod integrity;
 mod io;
 mod write;
 
@@ -86,6 +87,8 @@ pub struct Editor {
     compact_min_garbage: u64,
     /// Set when editing a file (spec §8.4).
     file: Option<file::FileState>,
+    /// Set when the document carries page checksums (spec §2.3).
+    checksums: Option<integrity::Checksums>,
 }
 
 /// One step of a resolved path: child `index` of the container at `pos`.
@@ -138,7 +141,8 @@ impl Editor {
         record.write(&mut image);
         let record_at = if bytes[RECORD_A..RECORD_A + RECORD_LEN] == image { RECORD_A } else { RECORD_B };
         crate::format::sink::ByteSink::truncate(&mut bytes, record.end as usize);
-        Ok(Editor { buf: bytes, record, record_at, compact_threshold: DEFAULT_COMPACT_THRESHOLD, compact_min_garbage: DEFAULT_COMPACT_MIN_GARBAGE, file: None })
+        let checksums = if crate::format::integrity::is_on(&bytes) { Some(integrity::Checksums::open(&bytes, bytes.len())?) } else { None };
+        Ok(Editor { buf: bytes, record, record_at, compact_threshold: DEFAULT_COMPACT_THRESHOLD, compact_min_garbage: DEFAULT_COMPACT_MIN_GARBAGE, file: None, checksums })
     }
 
     /// Sets the `garbage / end` ratio above which edits compact automatically (0 disables),
@@ -180,8 +184,10 @@ impl Editor {
 
     /// Rewrites the document canonically (spec §7), dropping all garbage.
     pub fn compact(&mut self) -> Result<()> {
-        let value = crate::decode(&self.buf)?;
-        self.buf = bytes::EditBytes::Owned(crate::encode(&value)?);
+        let value = crate::decode(&self.buf[..self.record.end as usize])?;
+        let mut compacted = crate::encode(&value)?;
+        self.reseal_compacted(&mut compacted)?;
+        self.buf = bytes::EditBytes::Owned(compacted);
         self.record = read_header(&self.buf)?;
         self.record_at = RECORD_A;
         self.compacted_file();
@@ -386,6 +392,7 @@ impl Editor {
     /// Writes the root record and compacts when garbage passes the threshold.
     fn finish(&mut self) -> Result<()> {
         self.note_change();
+        self.reseal()?;
         self.record.end = self.buf.len() as u64;
         self.write_record();
         let ratio = self.record.garbage as f64 / self.record.end as f64;

@@ -13,6 +13,7 @@ pub mod data;
 pub mod dictionary;
 pub mod hash;
 pub mod header;
+pub mod integrity;
 pub mod journal;
 pub mod numbers;
 pub mod sink;
@@ -27,8 +28,8 @@ pub const HEADER_LEN: usize = 112;
 pub const RECORD_A: usize = 16;
 pub const RECORD_B: usize = 64;
 pub const RECORD_LEN: usize = 48;
-/// Feature flags this reader understands (none in 1.0).
-pub const KNOWN_FLAGS: u16 = 0;
+/// Feature flags this reader understands: page checksums (spec §2.3).
+pub const KNOWN_FLAGS: u16 = integrity::FLAG;
 
 /// Objects and intmaps with more children than this carry a hash index (spec §7).
 pub const INDEX_THRESHOLD: usize = 8;

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::format::container::Geometry;
 use crate::format::data::{self, utf8};
 use crate::format::dictionary::Dict;
+use crate::format::integrity;
 use crate::format::typed::TypedHeader;
 use crate::format::{self, hash, is_bignum_text, read_u32, read_uint, tag, ElementType, HEADER_LEN};
 use crate::read::Document;
@@ -67,6 +68,13 @@ fn walk(doc: &Document<'_>, options: &ValidateOptions, blocks: Blocks) -> Result
         key_seen: Vec::new(),
         containers_seen: 0,
     };
+    if integrity::is_on(buf) {
+        // Checked first: a changed byte explains whatever else looks wrong.
+        let end = buf.len();
+        let table = integrity::verify(buf, end)?;
+        v.blocks.claim(table.at as u64, table.end() as u64)?;
+        v.blocks.claim((end - integrity::LOCATOR_LEN) as u64, end as u64)?;
+    }
     if doc.record().dictionary != 0 {
         v.dictionary()?;
     }
