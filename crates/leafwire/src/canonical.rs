@@ -4,13 +4,20 @@
 //! data blocks their places in the order their slots are met. The pointer width is then
 //! the smallest that addresses the whole document, container offsets follow from it, and
 //! pass 2 writes every byte once.
+//!
+//! Every offset is known before the first byte is written, so the output can also be
+//! streamed (`write_to`): the header, dictionary and structure section are built in memory,
+//! then the data blocks go straight to the writer in their final order.
+
+use std::io::Write;
 
 use crate::builder::{Builder, Item, NumTy};
 use crate::error::{Category, Error, Result};
 use crate::format::container::Shape;
 use crate::format::header::{self, RootRecord};
 use crate::format::numbers::{signed_width, unsigned_width};
-use crate::format::{align, dictionary, hash, tag, typed, varint_len, write_varint, ElementType, HEADER_LEN};
+use crate::format::numbers::put_varint;
+use crate::format::{align, dictionary, hash, tag, typed, varint_len, ElementType, HEADER_LEN};
 
 /// What pass 1 learns about one container.
 struct Plan {
@@ -44,6 +51,39 @@ struct Layout {
 }
 
 pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
+    let placed = place(b)?;
+    let mut out = Vec::with_capacity(placed.end as usize);
+    write_head(b, &placed, &mut out);
+    let mut sink = DataSink { out, writer: None };
+    write_data(b, &placed, &mut sink)?;
+    Ok(sink.out)
+}
+
+/// Encodes into `writer`, holding only the header, dictionary and structure section in
+/// memory: the data blocks go out as they are laid down. Returns the document's length.
+/// The bytes are exactly those of `encode`.
+pub(crate) fn write_to(b: &Builder, writer: &mut dyn Write) -> Result<u64> {
+    let placed = place(b)?;
+    let mut head = Vec::with_capacity(placed.data_start);
+    write_head(b, &placed, &mut head);
+    writer.write_all(&head)?;
+    drop(head);
+    let mut sink = DataSink { out: Vec::with_capacity(SINK_BUFFER), writer: Some(writer) };
+    write_data(b, &placed, &mut sink)?;
+    sink.flush()?;
+    Ok(placed.end)
+}
+
+/// A finished layout: every offset known, so any part can be written in any order.
+struct Placed {
+    layout: Layout,
+    pointer_width: usize,
+    structure_end: usize,
+    data_start: usize,
+    end: u64,
+}
+
+fn place(b: &Builder) -> Result<Placed> {
     let mut layout = plan(b)?;
     let dict_end = HEADER_LEN + layout.dict_len;
     let mut pointer_width = 2;
@@ -69,23 +109,67 @@ pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
     for &i in &layout.data_order {
         layout.offsets[i] += data_start as u64;
     }
-    let mut out = Vec::with_capacity(data_start + layout.data_len);
+    Ok(Placed { layout, pointer_width, structure_end, data_start, end })
+}
+
+/// Writes everything before the data section into the empty `out`: header, dictionary,
+/// structure section, and the padding up to the data.
+fn write_head(b: &Builder, placed: &Placed, out: &mut Vec<u8>) {
+    let layout = &placed.layout;
     out.resize(HEADER_LEN + layout.dict_len, 0);
     let keys = layout.sorted_keys.iter().map(|&id| b.dict[id as usize].as_bytes());
     dictionary::write_canonical(&mut out[HEADER_LEN..], keys.clone(), keys.map(hash::key_hash));
     for p in &layout.plans {
-        write_container(b, &layout, p, pointer_width, &mut out);
+        write_container(b, layout, p, placed.pointer_width, out);
     }
-    debug_assert_eq!(out.len(), structure_end);
-    out.resize(data_start, 0);
-    for &i in &layout.data_order {
-        write_data_block(b, &b.items[i], &mut out);
-    }
-    let (root_tag, root) = slot_of(b, &layout, b.items.len() - 1);
+    debug_assert_eq!(out.len(), placed.structure_end);
+    out.resize(placed.data_start, 0);
+    let (root_tag, root) = slot_of(b, layout, b.items.len() - 1);
     let dictionary = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
-    let record = RootRecord { generation: 1, root, dictionary, end: out.len() as u64, garbage: 0, root_tag };
-    header::write_header(&mut out, &record);
-    Ok(out)
+    let record = RootRecord { generation: 1, root, dictionary, end: placed.end, garbage: 0, root_tag };
+    header::write_header(out, &record);
+}
+
+fn write_data(b: &Builder, placed: &Placed, sink: &mut DataSink<'_>) -> Result<()> {
+    let mut pos = placed.data_start as u64;
+    for &i in &placed.layout.data_order {
+        debug_assert_eq!(pos, placed.layout.offsets[i]);
+        pos = write_data_block(b, &b.items[i], pos, sink)?;
+    }
+    debug_assert_eq!(pos, placed.end);
+    Ok(())
+}
+
+/// How many bytes of small data blocks are gathered before one write.
+const SINK_BUFFER: usize = 1 << 20;
+
+/// Where data blocks go: appended to the document's buffer, or gathered a little at a time
+/// and passed to a writer (large payloads go to it directly, uncopied).
+struct DataSink<'w> {
+    out: Vec<u8>,
+    writer: Option<&'w mut dyn Write>,
+}
+
+impl DataSink<'_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.writer.is_some() && self.out.len() + bytes.len() > SINK_BUFFER {
+            self.flush()?;
+            if bytes.len() >= SINK_BUFFER {
+                self.writer.as_mut().expect("checked above").write_all(bytes)?;
+                return Ok(());
+            }
+        }
+        self.out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if let Some(w) = self.writer.as_mut() {
+            w.write_all(&self.out)?;
+            self.out.clear();
+        }
+        Ok(())
+    }
 }
 
 fn plan(b: &Builder) -> Result<Layout> {
@@ -256,22 +340,34 @@ fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize,
     }
 }
 
-fn write_data_block(b: &Builder, item: &Item, out: &mut Vec<u8>) {
+/// Writes the data block of `item`, which starts at document offset `pos`; returns
+/// where the next block starts.
+fn write_data_block(b: &Builder, item: &Item, pos: u64, sink: &mut DataSink<'_>) -> Result<u64> {
     match *item {
         Item::Str { start, len } | Item::Bytes { start, len } | Item::BigNum { start, len } => {
-            write_varint(out, len as u64);
-            out.extend_from_slice(&b.strings[start..start + len]);
+            let mut prefix = [0u8; 10];
+            let n = put_varint(&mut prefix, len as u64);
+            sink.put(&prefix[..n])?;
+            sink.put(&b.strings[start..start + len])?;
+            Ok(pos + (n + len) as u64)
         }
         Item::Typed(t) => {
             let t = &b.typed[t];
-            let pos = out.len();
-            out.resize(pos + typed::header_len(t.shape.iter().copied()) + t.element.size(), 0);
-            let data_at = typed::write_header(out, pos, t.element, &t.shape, t.mask.is_some());
-            out.truncate(data_at);
-            out.extend_from_slice(&b.tdata[t.data.clone()]);
+            // The header is laid out in a scratch buffer that starts at the same offset
+            // modulo 8 as the block, so the element alignment comes out as in the document.
+            let skew = (pos % 8) as usize;
+            let mut head = vec![0u8; skew + typed::header_len(t.shape.iter().copied()) + t.element.size()];
+            let data_at = typed::write_header(&mut head, skew, t.element, &t.shape, t.mask.is_some());
+            sink.put(&head[skew..data_at])?;
+            sink.put(&b.tdata[t.data.clone()])?;
+            let mut written = (data_at - skew + t.data.len()) as u64;
             if let Some(mask) = &t.mask {
-                typed::pack_mask(b.tmask[mask.clone()].iter().map(|&m| m != 0), out);
+                let mut packed = Vec::with_capacity(mask.len().div_ceil(8));
+                typed::pack_mask(b.tmask[mask.clone()].iter().map(|&m| m != 0), &mut packed);
+                sink.put(&packed)?;
+                written += packed.len() as u64;
             }
+            Ok(pos + written)
         }
         _ => unreachable!("not a data block"),
     }
