@@ -2,7 +2,8 @@
 //! Leafwire files.
 //!
 //! Every failure is one line on stderr, `leafwire: FILE: what (where)`, with a non-zero
-//! exit status and nothing on stdout.
+//! exit status. Output files are written whole or not at all; text streamed to stdout may
+//! stop partway when a document fails halfway (the exit status says so).
 
 mod convert;
 mod edit;
@@ -10,6 +11,7 @@ mod failure;
 mod files;
 mod interrupt;
 mod pointer;
+mod progress;
 mod report;
 mod typed;
 
@@ -49,6 +51,10 @@ enum Command {
         duplicate_keys: DuplicateKeys,
     },
     /// Convert a Leafwire file to JSON text (compact unless --pretty).
+    ///
+    /// The text is streamed as it is written. To stdout, a document that turns out to be
+    /// broken halfway leaves the text written so far there and the command fails (non-zero
+    /// exit, the error on stderr), as jq does; with -o FILE nothing is left behind.
     ToJson {
         /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
