@@ -14,7 +14,7 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 use crate::error::{Category, Error, Result};
-use crate::format::{ElementType, MAX_RANK};
+use crate::format::{read_varint, write_varint, ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,14 +36,21 @@ pub(crate) enum Item {
     Num(NumTy, u64),
     /// An integer above i64::MAX that is not part of a typed array candidate.
     UInt(u64),
-    Str { start: usize, len: usize },
-    Bytes { start: usize, len: usize },
-    BigNum { start: usize, len: usize },
-    Array { first: usize, len: usize },
-    Object { first: usize, len: usize },
-    IntMap { first: usize, len: usize },
+    /// A string, bytes or bignum: its data block (length varint, then the bytes) is at
+    /// `start` in `Builder::strings`, so it is copied out as is.
+    Str { start: usize },
+    Bytes { start: usize },
+    BigNum { start: usize },
+    /// A container's children are `items[first..first + len]` (at most 2^32-1, as the
+    /// format allows: this keeps an item at 16 bytes, and there are many).
+    Array { first: usize, len: u32 },
+    Object { first: usize, len: u32 },
+    IntMap { first: usize, len: u32 },
     Typed(usize),
 }
+
+// One item per value of the document: its size is most of an encoder's memory.
+const _: () = assert!(std::mem::size_of::<Item>() == 16);
 
 #[derive(Debug, Clone)]
 pub(crate) struct TypedItem {
@@ -164,21 +171,33 @@ impl Builder {
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        let start = self.strings.len();
-        self.strings.extend_from_slice(s);
-        self.push(key, Item::Str { start, len: s.len() })
+        let start = self.add_block(s);
+        self.push(key, Item::Str { start })
     }
 
     pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        let start = self.strings.len();
-        self.strings.extend_from_slice(s);
-        self.push(key, Item::Bytes { start, len: s.len() })
+        let start = self.add_block(s);
+        self.push(key, Item::Bytes { start })
     }
 
     pub fn push_bignum(&mut self, key: u64, digits: &[u8]) -> Result<()> {
+        let start = self.add_block(digits);
+        self.push(key, Item::BigNum { start })
+    }
+
+    /// Stores `bytes` as the data block of a string, bytes or bignum (spec §5.1: a varint
+    /// length, then the bytes); returns where it starts.
+    fn add_block(&mut self, bytes: &[u8]) -> usize {
         let start = self.strings.len();
-        self.strings.extend_from_slice(digits);
-        self.push(key, Item::BigNum { start, len: digits.len() })
+        write_varint(&mut self.strings, bytes.len() as u64);
+        self.strings.extend_from_slice(bytes);
+        start
+    }
+
+    /// The data block stored at `start` by `add_block`, length varint included.
+    pub fn block(&self, start: usize) -> &[u8] {
+        let (len, at) = read_varint(&self.strings, start).expect("the builder wrote this varint");
+        &self.strings[start..at + len as usize]
     }
 
     /// Opens a container whose children follow until `close`. The key is pushed with the
@@ -198,16 +217,16 @@ impl Builder {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
                 None => {
-                    let (first, len) = self.move_children(frame.start);
+                    let (first, len) = self.move_children(frame.start)?;
                     Item::Array { first, len }
                 }
             },
             FrameKind::Object => {
-                let (first, len) = self.move_children(frame.start);
+                let (first, len) = self.move_children(frame.start)?;
                 Item::Object { first, len }
             }
             FrameKind::IntMap => {
-                let (first, len) = self.move_children(frame.start);
+                let (first, len) = self.move_children(frame.start)?;
                 Item::IntMap { first, len }
             }
         };
@@ -219,17 +238,18 @@ impl Builder {
     /// Closes the innermost container, an array, without turning it into a typed array.
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
-        let (first, len) = self.move_children(frame.start);
+        let (first, len) = self.move_children(frame.start)?;
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
         self.push(key, Item::Array { first, len })
     }
 
-    fn move_children(&mut self, start: usize) -> (usize, usize) {
+    fn move_children(&mut self, start: usize) -> Result<(usize, u32)> {
+        let len = u32::try_from(self.stack.len() - start).map_err(|_| Error::new(Category::LimitExceeded, "a container has more than 2^32-1 children"))?;
         let first = self.items.len();
         self.items.extend_from_slice(&self.stack[start..]);
         self.keys.extend_from_slice(&self.stack_keys[start..]);
-        (first, self.stack.len() - start)
+        Ok((first, len))
     }
 
     /// Adds a typed array given its element bytes; used by `Value` and serde paths.

@@ -6,8 +6,8 @@
 //! pass 2 writes every byte once.
 //!
 //! Every offset is known before the first byte is written, so the output can also be
-//! streamed (`write_to`): the header, dictionary and structure section are built in memory,
-//! then the data blocks go straight to the writer in their final order.
+//! streamed (`write_to`) a buffer at a time, in document order: memory then holds the
+//! builder and the layout, not the document.
 
 use std::io::Write;
 
@@ -16,19 +16,18 @@ use crate::error::{Category, Error, Result};
 use crate::format::container::Shape;
 use crate::format::header::{self, RootRecord};
 use crate::format::numbers::{signed_width, unsigned_width};
-use crate::format::numbers::put_varint;
-use crate::format::{align, dictionary, hash, tag, typed, varint_len, ElementType, HEADER_LEN};
+use crate::format::{align, dictionary, hash, tag, typed, ElementType, HEADER_LEN};
 
-/// What pass 1 learns about one container.
+/// What pass 1 learns about one container: kept small, there is one per container.
 struct Plan {
     item: usize,
+    /// Children (at most 2^32-1, checked when planned); they start at the item's `first`.
+    len: u32,
     tag: u8,
-    first: usize,
-    len: usize,
     /// Slot width needed by the scalar children.
-    scalar_width: usize,
+    scalar_width: u8,
     has_pointer: bool,
-    key_width: usize,
+    key_width: u8,
 }
 
 struct Layout {
@@ -52,23 +51,24 @@ struct Layout {
 
 pub(crate) fn encode(b: &Builder) -> Result<Vec<u8>> {
     let placed = place(b)?;
-    let mut out = Vec::with_capacity(placed.end as usize);
-    write_head(b, &placed, &mut out);
-    let mut sink = DataSink { out, writer: None };
+    let mut sink = Sink { out: Vec::with_capacity(placed.end as usize), base: 0, writer: None, buffer: usize::MAX };
+    write_head(b, &placed, &mut sink)?;
     write_data(b, &placed, &mut sink)?;
     Ok(sink.out)
 }
 
-/// Encodes into `writer`, holding only the header, dictionary and structure section in
-/// memory: the data blocks go out as they are laid down. Returns the document's length.
-/// The bytes are exactly those of `encode`.
+/// Encodes into `writer` with the bytes of `encode`, a buffer's worth at a time: nothing
+/// of the output is held whole, only the builder and the layout. Returns the length.
 pub(crate) fn write_to(b: &Builder, writer: &mut dyn Write) -> Result<u64> {
+    write_buffered(b, writer, SINK_BUFFER)
+}
+
+/// `write_to` gathering about `buffer` bytes per write (small in tests, to cross every
+/// kind of block boundary).
+fn write_buffered(b: &Builder, writer: &mut dyn Write, buffer: usize) -> Result<u64> {
     let placed = place(b)?;
-    let mut head = Vec::with_capacity(placed.data_start);
-    write_head(b, &placed, &mut head);
-    writer.write_all(&head)?;
-    drop(head);
-    let mut sink = DataSink { out: Vec::with_capacity(SINK_BUFFER), writer: Some(writer) };
+    let mut sink = Sink { out: Vec::with_capacity(2 * buffer), base: 0, writer: Some(writer), buffer };
+    write_head(b, &placed, &mut sink)?;
     write_data(b, &placed, &mut sink)?;
     sink.flush()?;
     Ok(placed.end)
@@ -112,25 +112,30 @@ fn place(b: &Builder) -> Result<Placed> {
     Ok(Placed { layout, pointer_width, structure_end, data_start, end })
 }
 
-/// Writes everything before the data section into the empty `out`: header, dictionary,
-/// structure section, and the padding up to the data.
-fn write_head(b: &Builder, placed: &Placed, out: &mut Vec<u8>) {
+/// Writes everything before the data section: header, dictionary, structure section, and
+/// the padding up to the data. Every offset is known, so the header goes first.
+fn write_head(b: &Builder, placed: &Placed, sink: &mut Sink<'_>) -> Result<()> {
     let layout = &placed.layout;
+    let out = &mut sink.out;
     out.resize(HEADER_LEN + layout.dict_len, 0);
-    let keys = layout.sorted_keys.iter().map(|&id| b.dict[id as usize].as_bytes());
-    dictionary::write_canonical(&mut out[HEADER_LEN..], keys.clone(), keys.map(hash::key_hash));
-    for p in &layout.plans {
-        write_container(b, layout, p, placed.pointer_width, out);
-    }
-    debug_assert_eq!(out.len(), placed.structure_end);
-    out.resize(placed.data_start, 0);
     let (root_tag, root) = slot_of(b, layout, b.items.len() - 1);
     let dictionary = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
     let record = RootRecord { generation: 1, root, dictionary, end: placed.end, garbage: 0, root_tag };
     header::write_header(out, &record);
+    let keys = layout.sorted_keys.iter().map(|&id| b.dict[id as usize].as_bytes());
+    dictionary::write_canonical(&mut out[HEADER_LEN..], keys.clone(), keys.map(hash::key_hash));
+    for p in &layout.plans {
+        write_container(b, layout, p, placed.pointer_width, sink);
+        if sink.out.len() >= sink.buffer {
+            sink.flush_aligned()?;
+        }
+    }
+    debug_assert_eq!(sink.base + sink.out.len() as u64, placed.structure_end as u64);
+    let padding = placed.data_start - placed.structure_end;
+    sink.put(&[0u8; 8][..padding])
 }
 
-fn write_data(b: &Builder, placed: &Placed, sink: &mut DataSink<'_>) -> Result<()> {
+fn write_data(b: &Builder, placed: &Placed, sink: &mut Sink<'_>) -> Result<()> {
     let mut pos = placed.data_start as u64;
     for &i in &placed.layout.data_order {
         debug_assert_eq!(pos, placed.layout.offsets[i]);
@@ -140,22 +145,27 @@ fn write_data(b: &Builder, placed: &Placed, sink: &mut DataSink<'_>) -> Result<(
     Ok(())
 }
 
-/// How many bytes of small data blocks are gathered before one write.
+/// How many bytes `write_to` gathers before one write.
 const SINK_BUFFER: usize = 1 << 20;
 
-/// Where data blocks go: appended to the document's buffer, or gathered a little at a time
-/// and passed to a writer (large payloads go to it directly, uncopied).
-struct DataSink<'w> {
+/// Where the document's bytes go: appended to one buffer (`encode`), or gathered a little
+/// at a time and passed to a writer (`write_to`), large payloads directly, uncopied.
+struct Sink<'w> {
     out: Vec<u8>,
+    /// The document offset of `out[0]`.
+    base: u64,
     writer: Option<&'w mut dyn Write>,
+    /// How many bytes to gather before a write.
+    buffer: usize,
 }
 
-impl DataSink<'_> {
+impl Sink<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        if self.writer.is_some() && self.out.len() + bytes.len() > SINK_BUFFER {
+        if self.writer.is_some() && self.out.len() + bytes.len() > self.buffer {
             self.flush()?;
-            if bytes.len() >= SINK_BUFFER {
+            if bytes.len() >= self.buffer {
                 self.writer.as_mut().expect("checked above").write_all(bytes)?;
+                self.base += bytes.len() as u64;
                 return Ok(());
             }
         }
@@ -164,9 +174,21 @@ impl DataSink<'_> {
     }
 
     fn flush(&mut self) -> Result<()> {
+        self.flush_up_to(self.out.len())
+    }
+
+    /// Flushes all but the last `len % 8` bytes, so that positions in `out` stay congruent
+    /// to document offsets modulo 8: containers are laid out in `out` by their position,
+    /// and their slots are aligned to their width (at most 8).
+    fn flush_aligned(&mut self) -> Result<()> {
+        self.flush_up_to(self.out.len() - self.out.len() % 8)
+    }
+
+    fn flush_up_to(&mut self, n: usize) -> Result<()> {
         if let Some(w) = self.writer.as_mut() {
-            w.write_all(&self.out)?;
-            self.out.clear();
+            w.write_all(&self.out[..n])?;
+            self.out.drain(..n);
+            self.base += n as u64;
         }
         Ok(())
     }
@@ -192,9 +214,9 @@ fn plan(b: &Builder) -> Result<Layout> {
     }
     while let Some(i) = queue.pop_front() {
         let (tag, first, len) = match b.items[i] {
-            Item::Array { first, len } => (tag::ARRAY, first, len),
-            Item::Object { first, len } => (tag::OBJECT, first, len),
-            Item::IntMap { first, len } => (tag::INTMAP, first, len),
+            Item::Array { first, len } => (tag::ARRAY, first, len as usize),
+            Item::Object { first, len } => (tag::OBJECT, first, len as usize),
+            Item::IntMap { first, len } => (tag::INTMAP, first, len as usize),
             _ => unreachable!(),
         };
         if len > u32::MAX as usize {
@@ -219,9 +241,17 @@ fn plan(b: &Builder) -> Result<Layout> {
                 key_width = key_width.max(signed_width(b.keys[c] as i64));
             }
         }
-        layout.plans.push(Plan { item: i, tag, first, len, scalar_width, has_pointer, key_width });
+        layout.plans.push(Plan { item: i, len: len as u32, tag, scalar_width: scalar_width as u8, has_pointer, key_width: key_width as u8 });
     }
     Ok(layout)
+}
+
+/// Where a container's children start in `Builder::items`.
+fn first_child(item: &Item) -> usize {
+    match *item {
+        Item::Array { first, .. } | Item::Object { first, .. } | Item::IntMap { first, .. } => first,
+        _ => unreachable!("not a container"),
+    }
 }
 
 fn is_container(item: &Item) -> bool {
@@ -231,7 +261,7 @@ fn is_container(item: &Item) -> bool {
 /// Assigns a data block its place if the item has one; returns whether it did.
 fn add_data_block(b: &Builder, layout: &mut Layout, i: usize) -> bool {
     let size = match b.items[i] {
-        Item::Str { len, .. } | Item::Bytes { len, .. } | Item::BigNum { len, .. } => varint_len(len as u64) + len,
+        Item::Str { start } | Item::Bytes { start } | Item::BigNum { start } => b.block(start).len(),
         Item::Typed(t) => {
             let t = &b.typed[t];
             let rows = t.shape.iter().scan(1u64, |acc, &d| {
@@ -277,14 +307,14 @@ fn scalar_need(item: &Item) -> usize {
 
 /// The canonical shape of a planned container for a pointer width.
 fn shape(p: &Plan, pointer_width: usize) -> Shape {
-    Shape::canonical(p.tag, p.len, slot_width(p, pointer_width), p.key_width)
+    Shape::canonical(p.tag, p.len as usize, slot_width(p, pointer_width), p.key_width as usize)
 }
 
 fn slot_width(p: &Plan, pointer_width: usize) -> usize {
     if p.has_pointer {
-        p.scalar_width.max(pointer_width)
+        (p.scalar_width as usize).max(pointer_width)
     } else {
-        p.scalar_width
+        p.scalar_width as usize
     }
 }
 
@@ -321,11 +351,14 @@ fn slot_of(b: &Builder, layout: &Layout, i: usize) -> (u8, u64) {
     }
 }
 
-fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize, out: &mut Vec<u8>) {
-    debug_assert_eq!(out.len() as u64, layout.offsets[p.item]);
+fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize, sink: &mut Sink<'_>) {
+    debug_assert_eq!(sink.base + sink.out.len() as u64, layout.offsets[p.item]);
+    // `out` may start anywhere in the document, but at an offset that is a multiple of 8.
+    debug_assert_eq!(sink.base % 8, 0);
+    let out = &mut sink.out;
     let shape = shape(p, pointer_width);
     let g = shape.append_to(out);
-    let children = p.first..p.first + p.len;
+    let children = first_child(&b.items[p.item])..first_child(&b.items[p.item]) + p.len as usize;
     for (i, c) in children.clone().enumerate() {
         let key = match p.tag {
             tag::OBJECT => layout.key_rank[b.keys[c] as usize] as u64,
@@ -342,14 +375,12 @@ fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize,
 
 /// Writes the data block of `item`, which starts at document offset `pos`; returns
 /// where the next block starts.
-fn write_data_block(b: &Builder, item: &Item, pos: u64, sink: &mut DataSink<'_>) -> Result<u64> {
+fn write_data_block(b: &Builder, item: &Item, pos: u64, sink: &mut Sink<'_>) -> Result<u64> {
     match *item {
-        Item::Str { start, len } | Item::Bytes { start, len } | Item::BigNum { start, len } => {
-            let mut prefix = [0u8; 10];
-            let n = put_varint(&mut prefix, len as u64);
-            sink.put(&prefix[..n])?;
-            sink.put(&b.strings[start..start + len])?;
-            Ok(pos + (n + len) as u64)
+        Item::Str { start } | Item::Bytes { start } | Item::BigNum { start } => {
+            let block = b.block(start);
+            sink.put(block)?;
+            Ok(pos + block.len() as u64)
         }
         Item::Typed(t) => {
             let t = &b.typed[t];
@@ -370,5 +401,33 @@ fn write_data_block(b: &Builder, item: &Item, pos: u64, sink: &mut DataSink<'_>)
             Ok(pos + written)
         }
         _ => unreachable!("not a data block"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(json: &str) -> Builder {
+        let mut b = Builder::new(crate::DEFAULT_MAX_DEPTH);
+        crate::json::read_into_builder(json.as_bytes(), &mut b).unwrap();
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn small_buffers_write_the_bytes_of_encode() {
+        let mut json = String::from(r#"{"text": "ab", "ints": [1, 2, 300], "mixed": [1, 2.5], "m": [[1, 2], [3, 4.5]], "objs": ["#);
+        for i in 0..300 {
+            json += &format!(r#"{{"k{}": {i}, "s": "{}", "f": {}.5, "u": 18446744073709551615, "big": 123456789012345678901234567890}},"#, i % 40, "x".repeat(i % 17), i);
+        }
+        json += r#"[]], "last": [true, null, "end"]}"#;
+        let b = built(&json);
+        let expected = encode(&b).unwrap();
+        for buffer in [1, 3, 8, 64, 1000, 1 << 20] {
+            let mut out = Vec::new();
+            let len = write_buffered(&b, &mut out, buffer).unwrap();
+            assert_eq!(len as usize, out.len());
+            assert!(out == expected, "buffer of {buffer} bytes");
+        }
     }
 }

@@ -60,6 +60,12 @@ pub fn from_json_to_writer(
     crate::canonical::write_to(&b.finish()?, writer)
 }
 
+/// Parses JSON text into a builder (for the layout's own tests).
+#[cfg(test)]
+pub(crate) fn read_into_builder(json: &[u8], b: &mut Builder) -> Result<()> {
+    read::parse_into(json, b)
+}
+
 /// Parses JSON text into a `Value` (numeric arrays become typed arrays, as in `from_json`).
 pub fn parse(json: &[u8]) -> Result<Value> {
     crate::decode(&from_json(json)?)
