@@ -30,13 +30,16 @@ struct Plan {
     key_width: u8,
 }
 
+/// The layout: containers in breadth-first order, each placed by the pointer width.
+///
+/// No per-item offsets are kept (they would cost 8 bytes a value): the writer meets the
+/// children in the order the planner did, so the k-th container child met is `plans[k]`
+/// (after the root's) and the data blocks come one after the other (`DataCursor`).
 struct Layout {
     plans: Vec<Plan>,
-    /// Data items in the order their blocks are written.
-    data_order: Vec<usize>,
-    /// Per item: data offset relative to the data section (data items) or absolute
-    /// offset (containers, filled once the pointer width is known).
-    offsets: Vec<u64>,
+    /// Parallel to `plans`: each container's offset, once the pointer width is known.
+    container_offsets: Vec<u64>,
+    /// The length of the data section.
     data_len: usize,
     /// Sorted rank of each provisional key id.
     key_rank: Vec<u32>,
@@ -88,7 +91,7 @@ fn place(b: &Builder) -> Result<Placed> {
     let dict_end = HEADER_LEN + layout.dict_len;
     let mut pointer_width = 2;
     let (structure_end, data_start) = loop {
-        let structure_end = place_containers(b, &mut layout, dict_end, pointer_width);
+        let structure_end = place_containers(&mut layout, dict_end, pointer_width);
         let data_start = align(structure_end, 8);
         let end = data_start + layout.data_len;
         if pointer_width == 8 || (end as u64) < 1u64 << (8 * pointer_width) {
@@ -106,9 +109,6 @@ fn place(b: &Builder) -> Result<Placed> {
             format!("a typed array's shape describes {} rows, more than the {end} bytes of its document (spec §5.2)", layout.max_rows),
         ));
     }
-    for &i in &layout.data_order {
-        layout.offsets[i] += data_start as u64;
-    }
     Ok(Placed { layout, pointer_width, structure_end, data_start, end })
 }
 
@@ -118,14 +118,15 @@ fn write_head(b: &Builder, placed: &Placed, sink: &mut Sink<'_>) -> Result<()> {
     let layout = &placed.layout;
     let out = &mut sink.out;
     out.resize(HEADER_LEN + layout.dict_len, 0);
-    let (root_tag, root) = slot_of(b, layout, b.items.len() - 1);
+    let (root_tag, root) = Walk { next_plan: 0, ..Walk::new(placed.data_start) }.slot(b, layout, &b.items[b.items.len() - 1]);
     let dictionary = if b.dict.is_empty() { 0 } else { HEADER_LEN as u64 };
     let record = RootRecord { generation: 1, root, dictionary, end: placed.end, garbage: 0, root_tag };
     header::write_header(out, &record);
     let keys = layout.sorted_keys.iter().map(|&id| b.dict[id as usize].as_bytes());
     dictionary::write_canonical(&mut out[HEADER_LEN..], keys.clone(), keys.map(hash::key_hash));
-    for p in &layout.plans {
-        write_container(b, layout, p, placed.pointer_width, sink);
+    let mut walk = Walk::new(placed.data_start);
+    for plan in 0..layout.plans.len() {
+        write_container(b, layout, plan, placed.pointer_width, &mut walk, sink);
         if sink.out.len() >= sink.buffer {
             sink.flush_aligned()?;
         }
@@ -135,11 +136,18 @@ fn write_head(b: &Builder, placed: &Placed, sink: &mut Sink<'_>) -> Result<()> {
     sink.put(&[0u8; 8][..padding])
 }
 
+/// Writes the data blocks in the order the structure met them (as `Walk` placed them).
 fn write_data(b: &Builder, placed: &Placed, sink: &mut Sink<'_>) -> Result<()> {
     let mut pos = placed.data_start as u64;
-    for &i in &placed.layout.data_order {
-        debug_assert_eq!(pos, placed.layout.offsets[i]);
-        pos = write_data_block(b, &b.items[i], pos, sink)?;
+    let root = &b.items[b.items.len() - 1];
+    if is_data_block(root) {
+        pos = write_data_block(b, root, pos, sink)?;
+    }
+    for p in &placed.layout.plans {
+        let first = first_child(&b.items[p.item]);
+        for item in b.items[first..first + p.len as usize].iter().filter(|item| is_data_block(item)) {
+            pos = write_data_block(b, item, pos, sink)?;
+        }
     }
     debug_assert_eq!(pos, placed.end);
     Ok(())
@@ -204,13 +212,15 @@ fn plan(b: &Builder) -> Result<Layout> {
     }
     let dict_len = dictionary::canonical_len(b.dict.len(), b.dict.iter().map(|k| k.len()).sum());
 
-    let mut layout = Layout { plans: Vec::new(), data_order: Vec::new(), offsets: vec![0; n], data_len: 0, key_rank, sorted_keys, dict_len, max_rows: 0, strides_overflow: false };
+    let mut layout = Layout { plans: Vec::new(), container_offsets: Vec::new(), data_len: 0, key_rank, sorted_keys, dict_len, max_rows: 0, strides_overflow: false };
+    let mut data = DataCursor::default();
     let root = n - 1;
     let mut queue = std::collections::VecDeque::new();
     if is_container(&b.items[root]) {
         queue.push_back(root);
     } else {
-        add_data_block(b, &mut layout, root);
+        check_data_block(b, &mut layout, root);
+        data.place(b, &b.items[root]);
     }
     while let Some(i) = queue.pop_front() {
         let (tag, first, len) = match b.items[i] {
@@ -230,7 +240,8 @@ fn plan(b: &Builder) -> Result<Layout> {
             if is_container(item) {
                 has_pointer = true;
                 queue.push_back(c);
-            } else if add_data_block(b, &mut layout, c) {
+            } else if data.place(b, item).is_some() {
+                check_data_block(b, &mut layout, c);
                 has_pointer = true;
             } else {
                 scalar_width = scalar_width.max(scalar_need(item));
@@ -243,6 +254,8 @@ fn plan(b: &Builder) -> Result<Layout> {
         }
         layout.plans.push(Plan { item: i, len: len as u32, tag, scalar_width: scalar_width as u8, has_pointer, key_width: key_width as u8 });
     }
+    layout.data_len = data.len;
+    layout.container_offsets = vec![0; layout.plans.len()];
     Ok(layout)
 }
 
@@ -254,40 +267,56 @@ fn first_child(item: &Item) -> usize {
     }
 }
 
+fn is_data_block(item: &Item) -> bool {
+    matches!(item, Item::Str { .. } | Item::Bytes { .. } | Item::BigNum { .. } | Item::Typed(_))
+}
+
 fn is_container(item: &Item) -> bool {
     matches!(item, Item::Array { .. } | Item::Object { .. } | Item::IntMap { .. })
 }
 
-/// Assigns a data block its place if the item has one; returns whether it did.
-fn add_data_block(b: &Builder, layout: &mut Layout, i: usize) -> bool {
-    let size = match b.items[i] {
-        Item::Str { start } | Item::Bytes { start } | Item::BigNum { start } => b.block(start).len(),
-        Item::Typed(t) => {
-            let t = &b.typed[t];
-            let rows = t.shape.iter().scan(1u64, |acc, &d| {
-                *acc = acc.saturating_mul(d);
-                Some(*acc)
-            });
-            layout.max_rows = layout.max_rows.max(rows.max().unwrap_or(0));
-            let nonzero = t.shape.iter().fold(1u64, |acc, &d| acc.saturating_mul(d.max(1)));
-            if !typed::strides_fit(nonzero, t.element) {
-                layout.strides_overflow = true;
-            }
-            let header = typed::header_len(t.shape.iter().copied());
-            let start = align(layout.data_len + header, t.element.size());
-            let count = t.data.len() / t.element.size();
-            let mask = if t.mask.is_some() { count.div_ceil(8) } else { 0 };
-            layout.offsets[i] = layout.data_len as u64;
-            layout.data_order.push(i);
-            layout.data_len = start + t.data.len() + mask;
-            return true;
+/// Notes what spec §5.2 bounds in a typed array: its rows, and its strides.
+fn check_data_block(b: &Builder, layout: &mut Layout, i: usize) {
+    if let Item::Typed(t) = b.items[i] {
+        let t = &b.typed[t];
+        let rows = t.shape.iter().scan(1u64, |acc, &d| {
+            *acc = acc.saturating_mul(d);
+            Some(*acc)
+        });
+        layout.max_rows = layout.max_rows.max(rows.max().unwrap_or(0));
+        let nonzero = t.shape.iter().fold(1u64, |acc, &d| acc.saturating_mul(d.max(1)));
+        if !typed::strides_fit(nonzero, t.element) {
+            layout.strides_overflow = true;
         }
-        _ => return false,
-    };
-    layout.offsets[i] = layout.data_len as u64;
-    layout.data_order.push(i);
-    layout.data_len += size;
-    true
+    }
+}
+
+/// Places data blocks one after the other in the data section, in the order they are met.
+#[derive(Default)]
+struct DataCursor {
+    /// The data section's length so far.
+    len: usize,
+}
+
+impl DataCursor {
+    /// Places the data block of `item`, if it has one: returns its offset in the data
+    /// section (which starts 8-aligned, so alignments within it are those in the document).
+    fn place(&mut self, b: &Builder, item: &Item) -> Option<usize> {
+        let at = self.len;
+        self.len = match *item {
+            Item::Str { start } | Item::Bytes { start } | Item::BigNum { start } => at + b.block(start).len(),
+            Item::Typed(t) => {
+                let t = &b.typed[t];
+                let header = typed::header_len(t.shape.iter().copied());
+                let data = align(at + header, t.element.size());
+                let count = t.data.len() / t.element.size();
+                let mask = if t.mask.is_some() { count.div_ceil(8) } else { 0 };
+                data + t.data.len() + mask
+            }
+            _ => return None,
+        };
+        Some(at)
+    }
 }
 
 /// Slot width a scalar needs (spec §7).
@@ -319,18 +348,62 @@ fn slot_width(p: &Plan, pointer_width: usize) -> usize {
 }
 
 /// Gives every container its offset for a pointer width; returns the structure's end.
-fn place_containers(_b: &Builder, layout: &mut Layout, start: usize, pointer_width: usize) -> usize {
+fn place_containers(layout: &mut Layout, start: usize, pointer_width: usize) -> usize {
     let mut pos = start;
-    for p in &layout.plans {
-        layout.offsets[p.item] = pos as u64;
+    for (p, offset) in layout.plans.iter().zip(&mut layout.container_offsets) {
+        *offset = pos as u64;
         pos = shape(p, pointer_width).geometry(pos).end;
     }
     pos
 }
 
-/// The (tag, payload) of item `i` as its parent's slot holds it.
-fn slot_of(b: &Builder, layout: &Layout, i: usize) -> (u8, u64) {
-    match b.items[i] {
+/// Where the writer is in the breadth-first order: the next container child to meet
+/// and the next data block's place.
+struct Walk {
+    next_plan: usize,
+    data: DataCursor,
+    data_start: u64,
+}
+
+impl Walk {
+    fn new(data_start: usize) -> Walk {
+        Walk { next_plan: 1, data: DataCursor::default(), data_start: data_start as u64 }
+    }
+
+    /// The (tag, payload) of `item`, met next, as its parent's slot holds it.
+    fn slot(&mut self, b: &Builder, layout: &Layout, item: &Item) -> (u8, u64) {
+        if is_container(item) {
+            let offset = layout.container_offsets[self.next_plan];
+            self.next_plan += 1;
+            return (container_tag(item), offset);
+        }
+        match self.data.place(b, item) {
+            Some(at) => (data_tag(item), self.data_start + at as u64),
+            None => scalar_slot(item),
+        }
+    }
+}
+
+fn container_tag(item: &Item) -> u8 {
+    match item {
+        Item::Array { .. } => tag::ARRAY,
+        Item::Object { .. } => tag::OBJECT,
+        _ => tag::INTMAP,
+    }
+}
+
+fn data_tag(item: &Item) -> u8 {
+    match item {
+        Item::Str { .. } => tag::STRING,
+        Item::Bytes { .. } => tag::BYTES,
+        Item::BigNum { .. } => tag::BIGNUM,
+        _ => tag::TYPED,
+    }
+}
+
+/// The (tag, payload) of a scalar, held in its slot.
+fn scalar_slot(item: &Item) -> (u8, u64) {
+    match *item {
         Item::Null => (tag::NULL, 0),
         Item::Bool(v) => (if v { tag::TRUE } else { tag::FALSE }, 0),
         Item::Num(ty, bits) => match ty {
@@ -341,18 +414,13 @@ fn slot_of(b: &Builder, layout: &Layout, i: usize) -> (u8, u64) {
             _ => (tag::INT, bits),
         },
         Item::UInt(v) => (tag::UINT, v),
-        Item::Str { .. } => (tag::STRING, layout.offsets[i]),
-        Item::Bytes { .. } => (tag::BYTES, layout.offsets[i]),
-        Item::BigNum { .. } => (tag::BIGNUM, layout.offsets[i]),
-        Item::Array { .. } => (tag::ARRAY, layout.offsets[i]),
-        Item::Object { .. } => (tag::OBJECT, layout.offsets[i]),
-        Item::IntMap { .. } => (tag::INTMAP, layout.offsets[i]),
-        Item::Typed(_) => (tag::TYPED, layout.offsets[i]),
+        _ => unreachable!("not a scalar"),
     }
 }
 
-fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize, sink: &mut Sink<'_>) {
-    debug_assert_eq!(sink.base + sink.out.len() as u64, layout.offsets[p.item]);
+fn write_container(b: &Builder, layout: &Layout, plan: usize, pointer_width: usize, walk: &mut Walk, sink: &mut Sink<'_>) {
+    let p = &layout.plans[plan];
+    debug_assert_eq!(sink.base + sink.out.len() as u64, layout.container_offsets[plan]);
     // `out` may start anywhere in the document, but at an offset that is a multiple of 8.
     debug_assert_eq!(sink.base % 8, 0);
     let out = &mut sink.out;
@@ -364,7 +432,7 @@ fn write_container(b: &Builder, layout: &Layout, p: &Plan, pointer_width: usize,
             tag::OBJECT => layout.key_rank[b.keys[c] as usize] as u64,
             _ => b.keys[c],
         };
-        let (t, payload) = slot_of(b, layout, c);
+        let (t, payload) = walk.slot(b, layout, &b.items[c]);
         g.write_child(out, i, t, key, payload);
     }
     if g.has_index() {
