@@ -44,7 +44,7 @@ pub fn from_json(input: &Path, output: &Path, options: &JsonOptions) -> Result<(
 }
 
 /// How much parsed input is given back to the system at once.
-const RELEASE_STEP: usize = 32 << 20;
+const RELEASE_STEP: usize = 8 << 20;
 
 /// A Leafwire file to JSON text, streamed from the mapped file into the output. To stdout
 /// (no `-o`, or `-o -`), a document that fails halfway (a NaN, a bad offset) leaves the text

@@ -86,7 +86,9 @@ pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
     // Stdin in, with no output named, goes to stdout.
     let output = output.unwrap_or(input);
     let recode = |w: &mut dyn Write| {
-        let written = leafwire::recode_to_writer(&doc, leafwire::DEFAULT_MAX_DEPTH, &mut progress.writer(w));
+        // The walk reads each live page about once: give them back now and then.
+        let release = &mut |_| file.release();
+        let written = leafwire::recode_to_writer(&doc, leafwire::DEFAULT_MAX_DEPTH, &mut progress.writer(w), RELEASE_EVERY, release);
         written.map(drop).map_err(|e| match e.category() {
             Category::Io => Failure::leafwire(output, e),
             _ => Failure::leafwire(input, e),
@@ -98,3 +100,6 @@ pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
     }
     write_atomically(output, Some(input), |w| recode(w))
 }
+
+/// How many values `compact` reads between giving the mapped pages back.
+const RELEASE_EVERY: u64 = 1 << 20;

@@ -92,8 +92,11 @@ const LINEAR_DUPLICATE_SCAN: usize = 16;
 
 pub(crate) struct Builder {
     pub items: Vec<Item>,
-    /// Parallel to `items`: the key of each child (key id for objects, i64 for intmaps).
-    pub keys: Vec<u64>,
+    /// Parallel to `items`: the key of each child, in 4 bytes (there is one per value):
+    /// the key id in an object, an index into `int_keys` in an intmap, 0 in an array.
+    keys: Vec<u32>,
+    /// The keys of intmap children, which need 8 bytes.
+    int_keys: Vec<u64>,
     stack: Vec<Item>,
     stack_keys: Vec<u64>,
     frames: Vec<Frame>,
@@ -111,6 +114,7 @@ impl Builder {
         Builder {
             items: Vec::new(),
             keys: Vec::new(),
+            int_keys: Vec::new(),
             stack: Vec::new(),
             stack_keys: Vec::new(),
             frames: Vec::new(),
@@ -217,16 +221,16 @@ impl Builder {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
                 None => {
-                    let (first, len) = self.move_children(frame.start)?;
+                    let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
                     Item::Array { first, len }
                 }
             },
             FrameKind::Object => {
-                let (first, len) = self.move_children(frame.start)?;
+                let (first, len) = self.move_children(frame.start, FrameKind::Object)?;
                 Item::Object { first, len }
             }
             FrameKind::IntMap => {
-                let (first, len) = self.move_children(frame.start)?;
+                let (first, len) = self.move_children(frame.start, FrameKind::IntMap)?;
                 Item::IntMap { first, len }
             }
         };
@@ -238,18 +242,43 @@ impl Builder {
     /// Closes the innermost container, an array, without turning it into a typed array.
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
-        let (first, len) = self.move_children(frame.start)?;
+        let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
         self.push(key, Item::Array { first, len })
     }
 
-    fn move_children(&mut self, start: usize) -> Result<(usize, u32)> {
-        let len = u32::try_from(self.stack.len() - start).map_err(|_| Error::new(Category::LimitExceeded, "a container has more than 2^32-1 children"))?;
+    fn move_children(&mut self, start: usize, kind: FrameKind) -> Result<(usize, u32)> {
+        let len = u32::try_from(self.stack.len() - start).map_err(|_| too_many("a container has more than 2^32-1 children"))?;
         let first = self.items.len();
         self.items.extend_from_slice(&self.stack[start..]);
-        self.keys.extend_from_slice(&self.stack_keys[start..]);
+        match kind {
+            FrameKind::Array => self.keys.resize(self.items.len(), 0),
+            FrameKind::Object => {
+                for &id in &self.stack_keys[start..] {
+                    self.keys.push(u32::try_from(id).map_err(|_| too_many("more than 2^32 distinct object keys"))?);
+                }
+            }
+            FrameKind::IntMap => {
+                for &key in &self.stack_keys[start..] {
+                    self.keys.push(u32::try_from(self.int_keys.len()).map_err(|_| too_many("more than 2^32 intmap entries in one document"))?);
+                    self.int_keys.push(key);
+                }
+            }
+        }
         Ok((first, len))
+    }
+
+    /// The key id of child `i` of an object.
+    #[inline]
+    pub fn object_key(&self, i: usize) -> usize {
+        self.keys[i] as usize
+    }
+
+    /// The key (an i64's bits) of child `i` of an intmap.
+    #[inline]
+    pub fn int_key(&self, i: usize) -> u64 {
+        self.int_keys[self.keys[i] as usize]
     }
 
     /// Adds a typed array given its element bytes; used by `Value` and serde paths.
@@ -273,6 +302,10 @@ impl Builder {
         let root = self.stack.pop().unwrap();
         self.items.push(root);
         self.keys.push(0);
+        // The stack held the children of the widest container at once: give that memory
+        // back before the layout needs its own.
+        self.stack = Vec::new();
+        self.stack_keys = Vec::new();
         Ok(self)
     }
 
@@ -436,6 +469,10 @@ impl Builder {
         self.typed.push(TypedItem { element, shape, data: data_start..self.tdata.len(), mask, inferred });
         Item::Typed(self.typed.len() - 1)
     }
+}
+
+fn too_many(what: &'static str) -> Error {
+    Error::new(Category::LimitExceeded, what)
 }
 
 /// The first of i8, u8, i16, u16, i32, u32, i64 that holds every value in `lo..=hi`.

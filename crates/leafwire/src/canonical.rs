@@ -247,9 +247,9 @@ fn plan(b: &Builder) -> Result<Layout> {
                 scalar_width = scalar_width.max(scalar_need(item));
             }
             if tag == tag::OBJECT {
-                key_width = key_width.max(unsigned_width(layout.key_rank[b.keys[c] as usize] as u64));
+                key_width = key_width.max(unsigned_width(layout.key_rank[b.object_key(c)] as u64));
             } else if tag == tag::INTMAP {
-                key_width = key_width.max(signed_width(b.keys[c] as i64));
+                key_width = key_width.max(signed_width(b.int_key(c) as i64));
             }
         }
         layout.plans.push(Plan { item: i, len: len as u32, tag, scalar_width: scalar_width as u8, has_pointer, key_width: key_width as u8 });
@@ -429,14 +429,15 @@ fn write_container(b: &Builder, layout: &Layout, plan: usize, pointer_width: usi
     let children = first_child(&b.items[p.item])..first_child(&b.items[p.item]) + p.len as usize;
     for (i, c) in children.clone().enumerate() {
         let key = match p.tag {
-            tag::OBJECT => layout.key_rank[b.keys[c] as usize] as u64,
-            _ => b.keys[c],
+            tag::OBJECT => layout.key_rank[b.object_key(c)] as u64,
+            tag::INTMAP => b.int_key(c),
+            _ => 0,
         };
         let (t, payload) = walk.slot(b, layout, &b.items[c]);
         g.write_child(out, i, t, key, payload);
     }
     if g.has_index() {
-        let hashes = children.map(|c| if p.tag == tag::OBJECT { hash::key_hash(b.dict[b.keys[c] as usize].as_bytes()) } else { b.keys[c] });
+        let hashes = children.map(|c| if p.tag == tag::OBJECT { hash::key_hash(b.dict[b.object_key(c)].as_bytes()) } else { b.int_key(c) });
         hash::fill(&mut out[g.index_at..g.end], g.index_entry as usize, hashes);
     }
 }

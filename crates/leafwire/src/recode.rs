@@ -18,15 +18,40 @@ use crate::Kind;
 /// document's length. Like `decode`, the walk is charged against the document's work
 /// budget, so a crafted file whose slots share subtrees cannot make it run without end.
 /// Check untrusted input with `validate` first, as for `decode`.
-pub fn recode_to_writer(doc: &Document<'_>, max_depth: usize, writer: &mut dyn Write) -> Result<u64> {
+///
+/// `progress` is called with the number of values read so far, every `progress_step`
+/// values: a progress display, or a reader of a mapped file that gives its pages back
+/// now and then (`MappedFile::release`), since a walk reads each live page about once.
+pub fn recode_to_writer(doc: &Document<'_>, max_depth: usize, writer: &mut dyn Write, progress_step: u64, progress: &mut dyn FnMut(u64)) -> Result<u64> {
     let mut b = Builder::new(max_depth);
     let budget = Budget::for_document(doc.as_bytes().len());
-    push_node(&mut b, 0, &doc.root(), &budget)?;
+    let mut visits = Visits { count: 0, next: progress_step.max(1), step: progress_step.max(1), report: progress };
+    push_node(&mut b, 0, &doc.root(), &budget, &mut visits)?;
     crate::canonical::write_to(&b.finish()?, writer)
 }
 
-fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget) -> Result<()> {
+/// Counts the values read, for the progress callback.
+struct Visits<'p> {
+    count: u64,
+    next: u64,
+    step: u64,
+    report: &'p mut dyn FnMut(u64),
+}
+
+impl Visits<'_> {
+    #[inline]
+    fn one(&mut self) {
+        self.count += 1;
+        if self.count >= self.next {
+            (self.report)(self.count);
+            self.next = self.count.saturating_add(self.step);
+        }
+    }
+}
+
+fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget, visits: &mut Visits<'_>) -> Result<()> {
     budget.charge(node.visit_cost(), node.offset())?;
+    visits.one();
     let at = |e: Error| if e.position().is_some() { e } else { e.at(node.offset()) };
     match node.kind() {
         Kind::Null => b.push(key, Item::Null),
@@ -53,7 +78,7 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget) -> Res
         Kind::Array => {
             b.open(FrameKind::Array).map_err(at)?;
             for child in node.iter()? {
-                push_node(b, 0, &child?, budget)?;
+                push_node(b, 0, &child?, budget, visits)?;
             }
             // As for a `Value`: a generic array stays generic.
             b.close_generic(key)
@@ -63,7 +88,7 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget) -> Res
             for entry in node.entries()? {
                 let (name, child) = entry?;
                 let id = b.key_id(name);
-                push_node(b, id, &child, budget)?;
+                push_node(b, id, &child, budget, visits)?;
             }
             b.close(key).map_err(at)
         }
@@ -71,7 +96,7 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget) -> Res
             b.open(FrameKind::IntMap).map_err(at)?;
             for entry in node.int_entries()? {
                 let (k, child) = entry?;
-                push_node(b, k as u64, &child, budget)?;
+                push_node(b, k as u64, &child, budget, visits)?;
             }
             b.close(key).map_err(at)
         }

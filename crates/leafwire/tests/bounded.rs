@@ -71,7 +71,12 @@ fn streamed_json(text: &[u8], step: usize) -> (Vec<u8>, Vec<usize>) {
 fn recoded(bytes: &[u8]) -> Vec<u8> {
     let doc = leafwire::Document::open(bytes).unwrap();
     let mut out = Trickle(Vec::new());
-    let len = leafwire::recode_to_writer(&doc, leafwire::DEFAULT_MAX_DEPTH, &mut out).unwrap();
+    let mut visited = 0;
+    let len = leafwire::recode_to_writer(&doc, leafwire::DEFAULT_MAX_DEPTH, &mut out, 10, &mut |n| {
+        assert_eq!(n, visited + 10, "progress every 10 values");
+        visited = n;
+    })
+    .unwrap();
     assert_eq!(len as usize, out.0.len());
     out.0
 }
