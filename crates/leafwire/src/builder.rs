@@ -14,7 +14,9 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 use crate::error::{Category, Error, Result};
-use crate::format::{read_varint, write_varint, ElementType, MAX_RANK};
+use crate::blocks::Blocks;
+use crate::format::numbers::put_varint;
+use crate::format::{read_varint, ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,10 +39,11 @@ pub(crate) enum Item {
     /// An integer above i64::MAX that is not part of a typed array candidate.
     UInt(u64),
     /// A string, bytes or bignum: its data block (length varint, then the bytes) is at
-    /// `start` in `Builder::strings`, so it is copied out as is.
-    Str { start: usize },
-    Bytes { start: usize },
-    BigNum { start: usize },
+    /// `start` in `Builder::blocks`, so it is copied out as is; `len` is the block's
+    /// length, or `u32::MAX` for one that long or longer (then read from its varint).
+    Str { start: u64, len: u32 },
+    Bytes { start: u64, len: u32 },
+    BigNum { start: u64, len: u32 },
     /// A container's children are `items[first..first + len]` (at most 2^32-1, as the
     /// format allows: this keeps an item at 16 bytes, and there are many).
     Array { first: usize, len: u32 },
@@ -90,6 +93,10 @@ pub enum DuplicateKeys {
 
 const LINEAR_DUPLICATE_SCAN: usize = 16;
 
+/// Where the streaming encoders start spilling data blocks to a temporary file: documents
+/// with less text than this never touch the disk.
+pub(crate) const STREAMING_SPILL_OVER: usize = 16 << 20;
+
 pub(crate) struct Builder {
     pub items: Vec<Item>,
     /// Parallel to `items`: the key of each child, in 4 bytes (there is one per value):
@@ -100,7 +107,8 @@ pub(crate) struct Builder {
     stack: Vec<Item>,
     stack_keys: Vec<u64>,
     frames: Vec<Frame>,
-    pub strings: Vec<u8>,
+    /// The data blocks of strings, bytes and bignums.
+    blocks: Blocks,
     pub typed: Vec<TypedItem>,
     pub tdata: Vec<u8>,
     pub tmask: Vec<u8>,
@@ -118,7 +126,7 @@ impl Builder {
             stack: Vec::new(),
             stack_keys: Vec::new(),
             frames: Vec::new(),
-            strings: Vec::new(),
+            blocks: Blocks::default(),
             typed: Vec::new(),
             tdata: Vec::new(),
             tmask: Vec::new(),
@@ -175,33 +183,44 @@ impl Builder {
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        let start = self.add_block(s);
-        self.push(key, Item::Str { start })
+        let (start, len) = self.add_block(s)?;
+        self.push(key, Item::Str { start, len })
     }
 
     pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        let start = self.add_block(s);
-        self.push(key, Item::Bytes { start })
+        let (start, len) = self.add_block(s)?;
+        self.push(key, Item::Bytes { start, len })
     }
 
     pub fn push_bignum(&mut self, key: u64, digits: &[u8]) -> Result<()> {
-        let start = self.add_block(digits);
-        self.push(key, Item::BigNum { start })
+        let (start, len) = self.add_block(digits)?;
+        self.push(key, Item::BigNum { start, len })
+    }
+
+    /// Spills the data blocks of strings, bytes and bignums to a temporary file once
+    /// they pass `bytes` (for encoders that stream their output: see `blocks.rs`).
+    pub fn spill_blocks_over(&mut self, bytes: usize) {
+        self.blocks.spill_over(bytes);
     }
 
     /// Stores `bytes` as the data block of a string, bytes or bignum (spec §5.1: a varint
-    /// length, then the bytes); returns where it starts.
-    fn add_block(&mut self, bytes: &[u8]) -> usize {
-        let start = self.strings.len();
-        write_varint(&mut self.strings, bytes.len() as u64);
-        self.strings.extend_from_slice(bytes);
-        start
+    /// length, then the bytes); returns where it starts and its length, as items hold it.
+    fn add_block(&mut self, bytes: &[u8]) -> Result<(u64, u32)> {
+        let mut prefix = [0u8; 10];
+        let n = put_varint(&mut prefix, bytes.len() as u64);
+        let start = self.blocks.append(&prefix[..n])?;
+        self.blocks.append(bytes)?;
+        Ok((start, u32::try_from(n + bytes.len()).unwrap_or(u32::MAX)))
     }
 
-    /// The data block stored at `start` by `add_block`, length varint included.
-    pub fn block(&self, start: usize) -> &[u8] {
-        let (len, at) = read_varint(&self.strings, start).expect("the builder wrote this varint");
-        &self.strings[start..at + len as usize]
+    /// The data block of an item made by `add_block`, length varint included.
+    pub fn block(&self, start: u64, len: u32) -> &[u8] {
+        if len != u32::MAX {
+            return self.blocks.get(start, len as usize);
+        }
+        // 4 GiB or longer: the varint says (and its 10 bytes are surely there).
+        let (len, at) = read_varint(self.blocks.get(start, 10), 0).expect("the builder wrote this varint");
+        self.blocks.get(start, at + len as usize)
     }
 
     /// Opens a container whose children follow until `close`. The key is pushed with the
@@ -306,6 +325,7 @@ impl Builder {
         // back before the layout needs its own.
         self.stack = Vec::new();
         self.stack_keys = Vec::new();
+        self.blocks.seal()?;
         Ok(self)
     }
 

@@ -304,7 +304,7 @@ impl DataCursor {
     fn place(&mut self, b: &Builder, item: &Item) -> Option<usize> {
         let at = self.len;
         self.len = match *item {
-            Item::Str { start } | Item::Bytes { start } | Item::BigNum { start } => at + b.block(start).len(),
+            Item::Str { start, len } | Item::Bytes { start, len } | Item::BigNum { start, len } => at + b.block(start, len).len(),
             Item::Typed(t) => {
                 let t = &b.typed[t];
                 let header = typed::header_len(t.shape.iter().copied());
@@ -446,8 +446,8 @@ fn write_container(b: &Builder, layout: &Layout, plan: usize, pointer_width: usi
 /// where the next block starts.
 fn write_data_block(b: &Builder, item: &Item, pos: u64, sink: &mut Sink<'_>) -> Result<u64> {
     match *item {
-        Item::Str { start } | Item::Bytes { start } | Item::BigNum { start } => {
-            let block = b.block(start);
+        Item::Str { start, len } | Item::Bytes { start, len } | Item::BigNum { start, len } => {
+            let block = b.block(start, len);
             sink.put(block)?;
             Ok(pos + block.len() as u64)
         }
@@ -481,6 +481,21 @@ mod tests {
         let mut b = Builder::new(crate::DEFAULT_MAX_DEPTH);
         crate::json::read_into_builder(json.as_bytes(), &mut b).unwrap();
         b.finish().unwrap()
+    }
+
+    #[test]
+    fn spilled_strings_write_the_bytes_of_encode() {
+        let json = format!(
+            "[{}{{\"last\": [1.5, 2, 3]}}]",
+            (0..60_000).map(|i| format!(r#"{{"n": {i}, "s": "{}"}},"#, "y".repeat(i % 200))).collect::<String>()
+        );
+        let expected = encode(&built(&json)).unwrap();
+        let mut b = Builder::new(crate::DEFAULT_MAX_DEPTH);
+        b.spill_blocks_over(0);
+        crate::json::read_into_builder(json.as_bytes(), &mut b).unwrap();
+        let mut out = Vec::new();
+        write_to(&b.finish().unwrap(), &mut out).unwrap();
+        assert!(out == expected);
     }
 
     #[test]

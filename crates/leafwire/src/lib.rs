@@ -18,6 +18,7 @@
 //! - rewriting a document canonically with bounded memory: [`recode_to_writer`];
 //! - checking untrusted input: [`validate`].
 
+mod blocks;
 mod builder;
 mod canonical;
 mod de;

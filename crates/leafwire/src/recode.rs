@@ -17,13 +17,15 @@ use crate::Kind;
 /// Rewrites `doc` canonically into `writer` (nesting up to `max_depth`); returns the new
 /// document's length. Like `decode`, the walk is charged against the document's work
 /// budget, so a crafted file whose slots share subtrees cannot make it run without end.
-/// Check untrusted input with `validate` first, as for `decode`.
+/// Check untrusted input with `validate` first, as for `decode`. Memory: as for
+/// `json::from_json_to_writer` (strings spill to a temporary file).
 ///
 /// `progress` is called with the number of values read so far, every `progress_step`
 /// values: a progress display, or a reader of a mapped file that gives its pages back
 /// now and then (`MappedFile::release`), since a walk reads each live page about once.
 pub fn recode_to_writer(doc: &Document<'_>, max_depth: usize, writer: &mut dyn Write, progress_step: u64, progress: &mut dyn FnMut(u64)) -> Result<u64> {
     let mut b = Builder::new(max_depth);
+    b.spill_blocks_over(crate::builder::STREAMING_SPILL_OVER);
     let budget = Budget::for_document(doc.as_bytes().len());
     let mut visits = Visits { count: 0, next: progress_step.max(1), step: progress_step.max(1), report: progress };
     push_node(&mut b, 0, &doc.root(), &budget, &mut visits)?;

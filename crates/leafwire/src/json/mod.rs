@@ -42,9 +42,8 @@ pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
 /// Converts JSON text to a Leafwire document written into `writer`, the bytes of
 /// `from_json_with`; returns the document's length.
 ///
-/// Memory: the parsed tree and the document's structure section are held, but neither the
-/// whole output nor a second copy of the data blocks (they are written straight from the
-/// parsed tree). `progress` is called with the number of input bytes parsed so far, about
+/// Memory: the parsed tree is held, in about 20 bytes a value, but not the output; strings
+/// past 16 MB in all are spilled to an anonymous temporary file (in `TMPDIR`) until written. `progress` is called with the number of input bytes parsed so far, about
 /// every `progress_step` bytes (a progress bar; a reader of a mapped input may also release
 /// the pages behind that point, since they are not read again unless an error is reported).
 pub fn from_json_to_writer(
@@ -56,6 +55,7 @@ pub fn from_json_to_writer(
 ) -> Result<u64> {
     let mut b = Builder::new(options.max_depth);
     b.duplicate_keys = options.duplicate_keys;
+    b.spill_blocks_over(crate::builder::STREAMING_SPILL_OVER);
     read::parse_with_progress(json, &mut b, &mut read::Progress::new(progress_step, progress))?;
     crate::canonical::write_to(&b.finish()?, writer)
 }
