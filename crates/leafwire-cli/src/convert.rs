@@ -43,7 +43,8 @@ pub fn from_json(input: &Path, output: &Path, options: &JsonOptions) -> Result<(
     write_atomically(output, Some(input), |w| convert(w))
 }
 
-/// How much parsed input is given back to the system at once.
+/// How much input is read (from-json), or output written (to-json), between giving the
+/// input's mapped pages back to the system.
 const RELEASE_STEP: usize = 8 << 20;
 
 /// A Leafwire file to JSON text, streamed from the mapped file into the output. To stdout
@@ -55,9 +56,17 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
     let root = doc.root();
     let progress = Progress::counter(file.as_bytes().len() as u64, "writing");
+    // The walk reads each page of the document about once: give them back now and then.
+    let mut released = 0;
+    let release = |written: u64| {
+        if written - released >= RELEASE_STEP as u64 {
+            file.release();
+            released = written;
+        }
+    };
     match output.filter(|o| !is_std(o)) {
-        Some(output) => write_atomically(output, Some(input), |w| write_json(&root, &mut progress.writer(w), pretty, input, output)),
-        None => stream_stdout(|w| write_json(&root, &mut progress.writer(w), pretty, input, Path::new("<stdout>"))),
+        Some(output) => write_atomically(output, Some(input), |w| write_json(&root, &mut progress.writer_then(w, release), pretty, input, output)),
+        None => stream_stdout(|w| write_json(&root, &mut progress.writer_then(w, release), pretty, input, Path::new("<stdout>"))),
     }
 }
 

@@ -102,4 +102,4 @@ pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
 }
 
 /// How many values `compact` reads between giving the mapped pages back.
-const RELEASE_EVERY: u64 = 1 << 20;
+const RELEASE_EVERY: u64 = 1 << 18;

@@ -46,8 +46,13 @@ impl Progress {
     }
 
     /// A writer that counts what goes through it into this progress.
-    pub fn writer<W: Write>(&self, inner: W) -> Counted<'_, W> {
-        Counted { inner, progress: self, written: 0, shown: 0 }
+    pub fn writer<W: Write>(&self, inner: W) -> Counted<'_, W, fn(u64)> {
+        self.writer_then(inner, |_| {})
+    }
+
+    /// `writer`, also calling `then` with the bytes written so far at each update.
+    pub fn writer_then<W: Write, F: FnMut(u64)>(&self, inner: W, then: F) -> Counted<'_, W, F> {
+        Counted { inner, progress: self, written: 0, shown: 0, then }
     }
 }
 
@@ -64,25 +69,27 @@ fn worth_showing(input_len: u64) -> bool {
 
 /// Counts bytes written for a `Progress`, updating it once per `REPORT_STEP` so the many
 /// small writes of a JSON writer cost an addition each, not a bar update.
-pub struct Counted<'p, W> {
+pub struct Counted<'p, W, F> {
     inner: W,
     progress: &'p Progress,
     written: u64,
     shown: u64,
+    then: F,
 }
 
-impl<W> Counted<'_, W> {
+impl<W, F: FnMut(u64)> Counted<'_, W, F> {
     #[inline]
     fn count(&mut self, n: usize) {
         self.written += n as u64;
         if self.written - self.shown >= REPORT_STEP as u64 {
             self.progress.set_position(self.written);
             self.shown = self.written;
+            (self.then)(self.written);
         }
     }
 }
 
-impl<W: Write> Write for Counted<'_, W> {
+impl<W: Write, F: FnMut(u64)> Write for Counted<'_, W, F> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = self.inner.write(buf)?;
         self.count(n);
