@@ -96,8 +96,12 @@ else:
         return _leafwire.loads(data, arrays=arrays, max_depth=max_depth)
 
     def dump(obj, fp, **kw):
-        """Serialize ``obj`` as Leafwire to the binary file object ``fp``."""
-        fp.write(_leafwire.dumps(obj, **kw))
+        """Serialize ``obj`` as Leafwire to the binary file object ``fp``.
+
+        Values with no fast form (numpy arrays, big integers, ``default=``...) are streamed
+        into ``fp`` a megabyte at a time, so the whole document is never held as ``bytes``.
+        """
+        _leafwire.dump(obj, fp, **kw)
 
     def load(fp, **kw):
         """Deserialize the Leafwire document read from the binary file object ``fp``."""
