@@ -1,6 +1,6 @@
 //! `from-json`, `to-json` and `get`: moving values between JSON text and Leafwire.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use leafwire::json::{write_json_node, write_json_node_pretty, JsonOptions};
@@ -58,15 +58,22 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
     let progress = Progress::counter(file.as_bytes().len() as u64, "writing");
     // The walk reads each page of the document about once: give them back now and then.
     let mut released = 0;
-    let release = |written: u64| {
+    let mut release = |written: u64| {
         if written - released >= RELEASE_STEP as u64 {
             file.release();
             released = written;
         }
     };
+    // The JSON writer makes many tiny writes: buffer them before the counting and the
+    // output's own layers, so that each costs a copy, not a chain of calls.
+    let mut emit = |w: &mut dyn Write, output: &Path| {
+        let mut buffered = BufWriter::with_capacity(1 << 16, progress.writer_then(w, &mut release));
+        write_json(&root, &mut buffered, pretty, input, output)?;
+        buffered.flush().map_err(|e| Failure::new(output, e))
+    };
     match output.filter(|o| !is_std(o)) {
-        Some(output) => write_atomically(output, Some(input), |w| write_json(&root, &mut progress.writer_then(w, release), pretty, input, output)),
-        None => stream_stdout(|w| write_json(&root, &mut progress.writer_then(w, release), pretty, input, Path::new("<stdout>"))),
+        Some(output) => write_atomically(output, Some(input), |w| emit(w, output)),
+        None => stream_stdout(|w| emit(w, Path::new("<stdout>"))),
     }
 }
 
