@@ -100,10 +100,11 @@ else:
 
         Files get page checksums (``checksums=True``, spec §2.3): a CRC-32 per 4 KiB page,
         4 bytes per page plus 40, so that ``validate`` finds any changed bit and reports
-        its page. ``dumps`` returns the canonical bytes without them.
+        its page; ``dumps`` returns the canonical bytes without them. Values with no fast
+        form (numpy arrays, big integers, ``default=``...) are streamed into ``fp`` a
+        megabyte at a time, so the whole document is never held as ``bytes``.
         """
-        data = _leafwire.dumps(obj, **kw)
-        fp.write(_leafwire.add_checksums(data) if checksums else data)
+        _leafwire.dump(obj, fp, checksums=checksums, **kw)
 
     def load(fp, **kw):
         """Deserialize the Leafwire document read from the binary file object ``fp``."""

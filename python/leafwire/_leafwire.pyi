@@ -3,7 +3,7 @@
 import os
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Any, Literal, Union, final, overload
+from typing import IO, Any, Literal, Union, final, overload
 
 import numpy.typing as npt
 
@@ -44,6 +44,7 @@ class NotFoundError(KeyError):
     category: str | None
 
 def dumps(obj: Any, /, *, default: Callable[[Any], Any] | None = None, max_depth: int = 128) -> bytes: ...
+def dump(obj: Any, fp: IO[bytes], /, *, default: Callable[[Any], Any] | None = None, max_depth: int = 128, checksums: bool = True) -> None: ...
 def loads(data: _Buffer, /, *, arrays: _ArraysMode = "numpy", max_depth: int = 128) -> Any: ...
 def from_json(text: Union[str, _Buffer], /, *, max_depth: int = 128, duplicate_keys: Literal["error", "last"] = "error") -> bytes: ...
 def to_json(data: _Buffer, /) -> str: ...

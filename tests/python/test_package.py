@@ -246,6 +246,32 @@ def test_dumped_files_carry_checksums_that_find_a_flipped_bit(tmp_path):
     assert leafwire.open(path)["rows"][5]["name"] == "renamed"
 
 
+def test_dump_streams_the_bytes_of_dumps():
+    # No fast form (a bignum, a numpy array): the general path streams into fp in chunks.
+    value = {"big": 2**70, "xs": np.arange(300_000.0), "s": ["x" * 1000] * 3000, "n": list(range(50_000))}
+    buf = io.BytesIO()
+    leafwire.dump(value, buf)
+    assert buf.getvalue() == leafwire.dumps(value)
+    fast = {"a": [1, 2.5, "three"]}
+    buf = io.BytesIO()
+    leafwire.dump(fast, buf)
+    assert buf.getvalue() == leafwire.dumps(fast)
+
+
+def test_dump_raises_what_the_file_raises():
+    class Full(io.RawIOBase):
+        def writable(self):
+            return True
+
+        def write(self, b):
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        leafwire.dump({"big": 2**70, "xs": np.arange(10.0)}, Full())
+    with pytest.raises(leafwire.EncodeError):
+        leafwire.dump({"bad": object()}, io.BytesIO())
+
+
 # ---- spec vectors and the reference reader ----
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.name for p in VECTORS])

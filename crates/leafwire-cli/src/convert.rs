@@ -1,37 +1,81 @@
 //! `from-json`, `to-json` and `get`: moving values between JSON text and Leafwire.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use leafwire::json::{write_json_node, write_json_node_pretty, JsonOptions};
 use leafwire::{Category, Node};
 
 use crate::failure::Failure;
-use crate::files::{is_std, open_mapped, read_input, write_atomically, write_output, write_stdout};
+use crate::files::{with_checksums, is_std, open_mapped, open_text, refuse_binary_terminal, stream_stdout, write_atomically, write_stdout};
+use crate::progress::{Progress, REPORT_STEP};
 use crate::pointer;
 
-/// JSON text (a file or stdin) to a Leafwire file (or stdout). The whole conversion happens before
-/// the output file is created.
-pub fn from_json(input: &Path, output: &Path, options: &JsonOptions) -> Result<(), Failure> {
-    let json = read_input(input)?;
-    let bytes = leafwire::json::from_json_with(&json, options).map_err(|e| Failure::json(input, e))?;
-    write_output(output, Some(input), &bytes, true)
+/// JSON text (a file or stdin) to a Leafwire file (or stdout). The input file is mapped
+/// and given back behind the parser; the output streams from the parsed tree, so memory
+/// holds the tree and the output's structure section, not the input or the whole output.
+/// A file output is written to a temporary renamed on success.
+pub fn from_json(input: &Path, output: &Path, options: &JsonOptions, checksums: bool) -> Result<(), Failure> {
+    let text = open_text(input)?;
+    let json = text.as_bytes();
+    let progress = Progress::bar(json.len() as u64, "parsing");
+    let mut released = 0;
+    let mut on_progress = |at: usize| {
+        progress.set_position(at as u64);
+        // Pages behind the parser are not read again (but for an error's line number,
+        // which maps them back): give them back a few megabytes at a time.
+        if at - released >= RELEASE_STEP {
+            released = at - RELEASE_STEP / 2;
+            text.release_before(released);
+        }
+    };
+    let mut convert = |w: &mut dyn Write| {
+        with_checksums(w, checksums, output, |w| {
+            let converted = leafwire::json::from_json_to_writer(json, options, w, REPORT_STEP, &mut on_progress);
+            converted.map(drop).map_err(|e| match e.category() {
+                Category::Io => Failure::leafwire(output, e),
+                _ => Failure::json(input, e),
+            })
+        })
+    };
+    if is_std(output) {
+        refuse_binary_terminal()?;
+        return stream_stdout(|w| convert(w));
+    }
+    write_atomically(output, Some(input), |w| convert(w))
 }
 
-/// A Leafwire file to JSON text, streamed from the mapped file. With no output file (or
-/// `-o -`), the text is collected first, so a document that fails halfway (a NaN, a bad offset)
-/// prints nothing.
+/// How much input is read (from-json), or output written (to-json), between giving the
+/// input's mapped pages back to the system.
+const RELEASE_STEP: usize = 8 << 20;
+
+/// A Leafwire file to JSON text, streamed from the mapped file into the output. To stdout
+/// (no `-o`, or `-o -`), a document that fails halfway (a NaN, a bad offset) leaves the text
+/// written so far there, and the command fails; `-o FILE` writes a temporary renamed on
+/// success.
 pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
     let root = doc.root();
-    match output.filter(|o| !is_std(o)) {
-        Some(output) => write_atomically(output, Some(input), |w| write_json(&root, w, pretty, input, output)),
-        None => {
-            let mut text = Vec::new();
-            write_json(&root, &mut text, pretty, input, Path::new("<stdout>"))?;
-            write_stdout(&text)
+    let progress = Progress::counter(file.as_bytes().len() as u64, "writing");
+    // The walk reads each page of the document about once: give them back now and then.
+    let mut released = 0;
+    let mut release = |written: u64| {
+        if written - released >= RELEASE_STEP as u64 {
+            file.release();
+            released = written;
         }
+    };
+    // The JSON writer makes many tiny writes: buffer them before the counting and the
+    // output's own layers, so that each costs a copy, not a chain of calls.
+    let mut emit = |w: &mut dyn Write, output: &Path| {
+        let mut buffered = BufWriter::with_capacity(1 << 16, progress.writer_then(w, &mut release));
+        write_json(&root, &mut buffered, pretty, input, output)?;
+        buffered.flush().map_err(|e| Failure::new(output, e))
+    };
+    match output.filter(|o| !is_std(o)) {
+        Some(output) => write_atomically(output, Some(input), |w| emit(w, output)),
+        None => stream_stdout(|w| emit(w, Path::new("<stdout>"))),
     }
 }
 

@@ -1,14 +1,17 @@
 //! `set`, `delete` and `compact`: changing a Leafwire file in place. Edits go through
 //! `leafwire::Editor` and one atomic commit (spec §8.4): a crash leaves the old document
 //! or the new one, never a torn file. `compact` rewrites canonically through a temporary
-//! file renamed over the target.
+//! file renamed over the target, with memory bounded by the document's structure.
 
 use std::path::Path;
 
-use leafwire::{Editor, Trust};
+use std::io::Write;
+
+use leafwire::{Category, Editor, Trust};
 
 use crate::failure::Failure;
-use crate::files::{is_std, read_input, refuse_read_only, write_output};
+use crate::files::{with_checksums, is_std, open_mapped, read_input, refuse_binary_terminal, refuse_read_only, stream_stdout, write_atomically, write_output};
+use crate::progress::Progress;
 use crate::{pointer, typed};
 
 /// Sets the value at `pointer` (replacing it, adding an object key, or appending with `/-`)
@@ -66,18 +69,41 @@ fn edit(input: &Path, trust: Trust, change: impl FnOnce(&mut Editor) -> Result<(
 }
 
 /// Rewrites a document canonically, dropping garbage and spare capacity: into `output`,
-/// or over `input` itself (to stdout when either is `-`).
-pub fn compact(input: &Path, output: Option<&Path>) -> Result<(), Failure> {
+/// or over `input` itself (to stdout when either is `-`). The file is mapped, validated,
+/// given back to the system, and walked into the encoder; the output streams into its
+/// temporary file. Memory holds the document's structure once, never a decoded copy.
+pub fn compact(input: &Path, output: Option<&Path>, checksums: bool) -> Result<(), Failure> {
     // Refuse a read-only file before the work, not after.
     if output.is_none() && !is_std(input) {
         if let Ok(meta) = std::fs::metadata(input) {
             refuse_read_only(input, &meta)?;
         }
     }
-    let bytes = read_input(input)?;
-    leafwire::validate(&bytes).map_err(|e| Failure::leafwire(input, e))?;
-    let value = leafwire::decode(&bytes).map_err(|e| Failure::leafwire(input, e))?;
-    let canonical = leafwire::encode(&value).map_err(|e| Failure::leafwire(input, e))?;
+    let file = open_mapped(input)?;
+    let progress = Progress::counter(file.as_bytes().len() as u64, "compacting");
+    leafwire::validate(file.as_bytes()).map_err(|e| Failure::leafwire(input, e))?;
+    // Validation read every page; the walk below reads only the live ones.
+    file.release();
+    let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
     // Stdin in, with no output named, goes to stdout.
-    write_output(output.unwrap_or(input), Some(input), &canonical, true)
+    let output = output.unwrap_or(input);
+    let recode = |w: &mut dyn Write| {
+        with_checksums(w, checksums, output, |w| {
+            // The walk reads each live page about once: give them back now and then.
+            let release = &mut |_| file.release();
+            let written = leafwire::recode_to_writer(&doc, leafwire::DEFAULT_MAX_DEPTH, &mut progress.writer(w), RELEASE_EVERY, release);
+            written.map(drop).map_err(|e| match e.category() {
+                Category::Io => Failure::leafwire(output, e),
+                _ => Failure::leafwire(input, e),
+            })
+        })
+    };
+    if is_std(output) {
+        refuse_binary_terminal()?;
+        return stream_stdout(recode);
+    }
+    write_atomically(output, Some(input), |w| recode(w))
 }
+
+/// How many values `compact` reads between giving the mapped pages back.
+const RELEASE_EVERY: u64 = 1 << 18;

@@ -1,5 +1,5 @@
-//! Input and output: reading files or stdin, mapping Leafwire files, writing results so a
-//! failure never leaves a half-written file or partial output behind.
+//! Input and output: reading files or stdin, mapping input files, writing output files so
+//! a failure never leaves a half-written file behind, and streaming to stdout.
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -44,6 +44,14 @@ impl Input {
     pub fn document(&self) -> leafwire::Result<Document<'_>> {
         Document::open(self.as_bytes())
     }
+
+    /// Gives back the pages a mapped file has loaded (see `MappedFile::release`), after a
+    /// pass over all of it such as validation; they are mapped again when read.
+    pub fn release(&self) {
+        if let Input::Mapped(file) = self {
+            file.release(0..file.as_bytes().len());
+        }
+    }
 }
 
 /// Maps a Leafwire file (only the pages actually read are loaded), or reads stdin for `-`.
@@ -65,14 +73,101 @@ pub fn open_mapped(path: &Path) -> Result<Input, Failure> {
     Ok(Input::Mapped(file))
 }
 
+/// Text read once from front to back (JSON): a mapped file, whose pages the reader can
+/// give back behind it so a big input does not stay resident, or stdin (and pipes, which
+/// cannot be mapped) read whole.
+pub enum Text {
+    Mapped(MappedFile),
+    Read(Vec<u8>),
+}
+
+impl Text {
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Text::Mapped(file) => file.as_bytes(),
+            Text::Read(bytes) => bytes,
+        }
+    }
+
+    /// Gives back the pages before `at` (see `MappedFile::release`); bytes read whole
+    /// stay as they are.
+    pub fn release_before(&self, at: usize) {
+        if let Text::Mapped(file) = self {
+            file.release(0..at);
+        }
+    }
+}
+
+/// Opens text to read once: mapped when `path` is a regular file, else read whole.
+pub fn open_text(path: &Path) -> Result<Text, Failure> {
+    if is_std(path) || !fs::metadata(path).map_err(|e| Failure::new(path, e))?.is_file() {
+        return Ok(Text::Read(read_input(path)?));
+    }
+    // SAFETY: as for `open_mapped`: the command asks that its input files not be rewritten
+    // or truncated while it runs (README, spec §9.1).
+    match unsafe { MappedFile::open(path) } {
+        Ok(file) => Ok(Text::Mapped(file)),
+        // Some files cannot be mapped (special file systems): read those.
+        Err(_) => Ok(Text::Read(read_input(path)?)),
+    }
+}
+
+/// Refuses to write binary Leafwire to a terminal.
+pub fn refuse_binary_terminal() -> Result<(), Failure> {
+    match io::stdout().is_terminal() {
+        true => Err(Failure::new(Path::new("<stdout>"), "is a terminal; not writing binary Leafwire to it (redirect it, or give -o FILE)")),
+        false => Ok(()),
+    }
+}
+
+/// Streams output to stdout through a buffer, as `fill` writes it. A failure halfway leaves
+/// what was written so far on stdout (the command still fails, with the error on stderr),
+/// as jq and serde tools do: holding the whole output back would cost its size in memory.
+/// A closed pipe (`leafwire to-json f | head`) is not an error: the reader has all it wanted.
+pub fn stream_stdout(fill: impl FnOnce(&mut dyn Write) -> Result<(), Failure>) -> Result<(), Failure> {
+    let mut out = PipeWriter { inner: BufWriter::with_capacity(1 << 16, io::stdout().lock()), closed: false };
+    let result = fill(&mut out).and_then(|()| out.flush().map_err(|e| Failure::new(Path::new("<stdout>"), e)));
+    match out.closed {
+        true => Ok(()),
+        false => result,
+    }
+}
+
+/// Stdout that remembers whether the reader closed the pipe.
+struct PipeWriter<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> PipeWriter<W> {
+    fn note<T>(&mut self, result: io::Result<T>) -> io::Result<T> {
+        if matches!(&result, Err(e) if e.kind() == io::ErrorKind::BrokenPipe) {
+            self.closed = true;
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for PipeWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let result = self.inner.write(buf);
+        self.note(result)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let result = self.inner.flush();
+        self.note(result)
+    }
+}
+
 /// Writes finished bytes to `path` atomically (see `write_atomically`), or to stdout for
 /// `-`. Binary Leafwire is not written to a terminal.
 pub fn write_output(path: &Path, source: Option<&Path>, bytes: &[u8], binary: bool) -> Result<(), Failure> {
     if !is_std(path) {
         return write_atomically(path, source, |w| w.write_all(bytes).map_err(|e| Failure::new(path, e)));
     }
-    if binary && io::stdout().is_terminal() {
-        return Err(Failure::new(Path::new("<stdout>"), "is a terminal; not writing binary Leafwire to it (redirect it, or give -o FILE)"));
+    if binary {
+        refuse_binary_terminal()?;
     }
     write_stdout(bytes)
 }
@@ -188,4 +283,15 @@ pub fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(Failure::new(Path::new("<stdout>"), e)),
         _ => Ok(()),
     }
+}
+
+/// Runs a canonical writer `write` into `w`, through a page-checksum sealer (spec §2.3)
+/// when `checksums` is set: files the command writes carry checksums unless asked not to.
+pub fn with_checksums(w: &mut dyn Write, checksums: bool, output: &Path, write: impl FnOnce(&mut dyn Write) -> Result<(), Failure>) -> Result<(), Failure> {
+    if !checksums {
+        return write(w);
+    }
+    let mut sealer = leafwire::format::integrity::Sealer::new(w);
+    write(&mut sealer)?;
+    sealer.finish().map(drop).map_err(|e| Failure::new(output, e))
 }

@@ -2,7 +2,8 @@
 //! Leafwire files.
 //!
 //! Every failure is one line on stderr, `leafwire: FILE: what (where)`, with a non-zero
-//! exit status and nothing on stdout.
+//! exit status. Output files are written whole or not at all; text streamed to stdout may
+//! stop partway when a document fails halfway (the exit status says so).
 
 mod convert;
 mod edit;
@@ -10,6 +11,7 @@ mod failure;
 mod files;
 mod interrupt;
 mod pointer;
+mod progress;
 mod report;
 mod typed;
 
@@ -47,8 +49,15 @@ enum Command {
         /// What an object with a repeated key does.
         #[arg(long, value_enum, default_value_t = DuplicateKeys::Error)]
         duplicate_keys: DuplicateKeys,
+        /// Write the canonical bytes alone, without page checksums (spec §2.3).
+        #[arg(long)]
+        no_checksums: bool,
     },
     /// Convert a Leafwire file to JSON text (compact unless --pretty).
+    ///
+    /// The text is streamed as it is written. To stdout, a document that turns out to be
+    /// broken halfway leaves the text written so far there and the command fails (non-zero
+    /// exit, the error on stderr), as jq does; with -o FILE nothing is left behind.
     ToJson {
         /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
@@ -109,6 +118,9 @@ enum Command {
         /// File to write instead of replacing INPUT (written atomically); `-` is stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Write the canonical bytes alone, without page checksums (spec §2.3).
+        #[arg(long)]
+        no_checksums: bool,
     },
     /// Summarize a file: header, dictionary and the top level of the value.
     Inspect {
@@ -131,7 +143,7 @@ fn trust(trusted: bool) -> leafwire::Trust {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::FromJson { input, output, max_depth, duplicate_keys } => {
+        Command::FromJson { input, output, max_depth, duplicate_keys, no_checksums } => {
             let options = leafwire::json::JsonOptions {
                 max_depth: max_depth as usize,
                 duplicate_keys: match duplicate_keys {
@@ -139,14 +151,14 @@ fn run(command: Command) -> Result<(), Failure> {
                     DuplicateKeys::Last => leafwire::DuplicateKeys::Last,
                 },
             };
-            convert::from_json(&input, &output, &options)
+            convert::from_json(&input, &output, &options, !no_checksums)
         }
         Command::ToJson { input, output, pretty } => convert::to_json(&input, output.as_deref(), pretty),
         Command::Get { input, pointer } => convert::get(&input, &pointer),
         Command::Validate { input, max_depth } => report::validate(&input, max_depth as usize),
         Command::Set { input, pointer, json, trusted } => edit::set(&input, &pointer, &json, trust(trusted)),
         Command::Delete { input, pointer, trusted } => edit::delete(&input, &pointer, trust(trusted)),
-        Command::Compact { input, output } => edit::compact(&input, output.as_deref()),
+        Command::Compact { input, output, no_checksums } => edit::compact(&input, output.as_deref(), !no_checksums),
         Command::Inspect { input } => report::inspect(&input),
     }
 }

@@ -42,10 +42,15 @@ fn succeed(args: &[&str], stdin: Option<&[u8]>) -> String {
 
 /// Runs and expects the failure contract: non-zero exit, empty stdout, exactly one
 /// stderr line starting with `leafwire: ` and mentioning every string in `mentions`.
+/// `to-json` to stdout streams, so a document failing halfway leaves the text written up to
+/// that point: only there is stdout allowed to be non-empty.
 fn fail(args: &[&str], stdin: Option<&[u8]>, mentions: &[&str]) -> String {
     let run = leafwire(args, stdin);
     assert!(!run.ok, "leafwire {args:?} succeeded: {}", run.stdout);
-    assert_eq!(run.stdout, "", "leafwire {args:?} wrote to stdout on failure");
+    let streams_to_stdout = args.first() == Some(&"to-json") && !args.contains(&"-o");
+    if !streams_to_stdout {
+        assert_eq!(run.stdout, "", "leafwire {args:?} wrote to stdout on failure");
+    }
     assert!(run.stderr.ends_with('\n') && run.stderr.matches('\n').count() == 1, "not one line: {:?}", run.stderr);
     assert!(run.stderr.starts_with("leafwire: "), "{:?}", run.stderr);
     for m in mentions {
@@ -287,6 +292,10 @@ fn missing_files_and_non_finite_floats() {
     fs::write(&nan, leafwire::encode(&leafwire::Value::Object(map)).unwrap()).unwrap();
     fail(&["to-json", s(&nan)], None, &["no JSON form", "/bad/0"]);
     fail(&["to-json", "--pretty", s(&nan)], None, &["no JSON form", "/bad/0"]);
+    // Streamed to stdout: the text before the NaN is out when it is met, and the exit
+    // status and stderr say the output is incomplete.
+    let run = leafwire(&["to-json", s(&nan)], None);
+    assert!(!run.ok && run.stdout == r#"{"ok":1.5,"bad":["# && run.stderr.contains("no JSON form"), "{:?} {:?}", run.stdout, run.stderr);
     let out = dir.path().join("nan.json");
     fail(&["to-json", s(&nan), "-o", s(&out)], None, &["no JSON form"]);
     assert!(!out.exists());
@@ -294,13 +303,26 @@ fn missing_files_and_non_finite_floats() {
     succeed(&["validate", s(&nan)], None);
 }
 
+/// The same damage in a file with page checksums (the default) is found by them first.
+fn checksums_find_what_the_tree_rule_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "dag", b"[[\"a\"], [\"b\"]]");
+    let mut bytes = fs::read(&lw).unwrap();
+    bytes[130] ^= 1; // inside the structure section, in the first page
+    fs::write(&lw, &bytes).unwrap();
+    fail(&["validate", s(&lw)], None, &["page checksum mismatch", "byte 112"]);
+}
+
 #[test]
 fn shared_subtrees_are_caught() {
+    checksums_find_what_the_tree_rule_would();
     // `[["a"], ["b"]]` with the root's second slot pointed at the first child: a DAG. The
     // lazy reader follows it (spec §9 says lazy access may), whole-value output stays
     // bounded by the document's size, and validation rejects it.
     let dir = tempfile::tempdir().unwrap();
     let lw = convert(dir.path(), "dag", b"[[\"a\"], [\"b\"]]");
+    // Without checksums, so that the damage below is found by the tree rule, not by them.
+    succeed(&["compact", s(&lw), "--no-checksums"], None);
     let text = succeed(&["inspect", s(&lw)], None);
     let offset_of = |item: &str| -> u16 {
         let line = text.lines().find(|l| l.trim_start().starts_with(item)).unwrap();

@@ -89,6 +89,40 @@ fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// Serializes `obj` as Leafwire into the binary file object `fp`. The fast path writes
+/// the `bytes` it makes; the general path streams the document into `fp` a megabyte at a
+/// time, holding neither a `Vec` of the whole output nor a `bytes` copy of it.
+#[pyfunction]
+#[pyo3(signature = (obj, fp, /, *, default = None, max_depth = 128, checksums = true))]
+fn dump<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, fp: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize, checksums: bool) -> PyResult<()> {
+    if let Some(bytes) = dumps_fast::dumps(py, obj, check_depth(max_depth)?)? {
+        if !checksums {
+            fp.call_method1("write", (bytes,))?;
+            return Ok(());
+        }
+        let mut doc = bytes.as_bytes().to_vec();
+        drop(bytes);
+        leafwire::add_checksums(&mut doc).map_err(|e| to_py(py, e, Side::Encode))?;
+        fp.call_method1("write", (PyBytes::new(py, &doc),))?;
+        return Ok(());
+    }
+    let mut encoder = dumps_general::Encoder::new(py, default, check_depth(max_depth)?);
+    encoder.value(obj, 0)?;
+    // The core checks the rows of empty arrays (spec §5.2) while laying the document
+    // out, before the first byte is written.
+    let mut writer = FileWriter { fp, failed: None };
+    let written = if checksums {
+        let mut sealer = leafwire::format::integrity::Sealer::new(&mut writer);
+        encoder.out.finish_to(&mut sealer).and_then(|_| sealer.finish().map(drop).map_err(leafwire::Error::from))
+    } else {
+        encoder.out.finish_to(&mut writer).map(drop)
+    };
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) => Err(writer.failed.take().unwrap_or_else(|| to_py(py, e, Side::Encode))),
+    }
+}
+
 /// Deserializes Leafwire bytes to Python objects.
 #[pyfunction]
 #[pyo3(signature = (data, /, *, arrays = "numpy", max_depth = 128))]
@@ -169,6 +203,29 @@ fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<document::Documen
 
 }
 
+/// A Python binary file object as a `Write`: each chunk becomes one `fp.write(bytes)`. The
+/// Python exception of a failed write is kept, to be raised as it is.
+struct FileWriter<'a, 'py> {
+    fp: &'a Bound<'py, PyAny>,
+    failed: Option<PyErr>,
+}
+
+impl std::io::Write for FileWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.fp.call_method1("write", (PyBytes::new(self.fp.py(), buf),)) {
+            Ok(_) => Ok(buf.len()),
+            Err(e) => {
+                self.failed = Some(e);
+                Err(std::io::Error::other("the file object's write() raised"))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 #[pymodule]
 fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -179,6 +236,7 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_DEPTH_CAP", MAX_DEPTH_CAP)?;
     m.add("DEFAULT_MAX_DEPTH", leafwire::DEFAULT_MAX_DEPTH)?;
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(dump, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
     m.add_function(wrap_pyfunction!(from_json, m)?)?;
     m.add_function(wrap_pyfunction!(to_json, m)?)?;

@@ -14,7 +14,9 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 use crate::error::{Category, Error, Result};
-use crate::format::{ElementType, MAX_RANK};
+use crate::blocks::Blocks;
+use crate::format::numbers::put_varint;
+use crate::format::{read_varint, ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,14 +38,22 @@ pub(crate) enum Item {
     Num(NumTy, u64),
     /// An integer above i64::MAX that is not part of a typed array candidate.
     UInt(u64),
-    Str { start: usize, len: usize },
-    Bytes { start: usize, len: usize },
-    BigNum { start: usize, len: usize },
-    Array { first: usize, len: usize },
-    Object { first: usize, len: usize },
-    IntMap { first: usize, len: usize },
+    /// A string, bytes or bignum: its data block (length varint, then the bytes) is at
+    /// `start` in `Builder::blocks`, so it is copied out as is; `len` is the block's
+    /// length, or `u32::MAX` for one that long or longer (then read from its varint).
+    Str { start: u64, len: u32 },
+    Bytes { start: u64, len: u32 },
+    BigNum { start: u64, len: u32 },
+    /// A container's children are `items[first..first + len]` (at most 2^32-1, as the
+    /// format allows: this keeps an item at 16 bytes, and there are many).
+    Array { first: usize, len: u32 },
+    Object { first: usize, len: u32 },
+    IntMap { first: usize, len: u32 },
     Typed(usize),
 }
+
+// One item per value of the document: its size is most of an encoder's memory.
+const _: () = assert!(std::mem::size_of::<Item>() == 16);
 
 #[derive(Debug, Clone)]
 pub(crate) struct TypedItem {
@@ -83,14 +93,22 @@ pub enum DuplicateKeys {
 
 const LINEAR_DUPLICATE_SCAN: usize = 16;
 
+/// Where the streaming encoders start spilling data blocks to a temporary file: documents
+/// with less text than this never touch the disk.
+pub(crate) const STREAMING_SPILL_OVER: usize = 16 << 20;
+
 pub(crate) struct Builder {
     pub items: Vec<Item>,
-    /// Parallel to `items`: the key of each child (key id for objects, i64 for intmaps).
-    pub keys: Vec<u64>,
+    /// Parallel to `items`: the key of each child, in 4 bytes (there is one per value):
+    /// the key id in an object, an index into `int_keys` in an intmap, 0 in an array.
+    keys: Vec<u32>,
+    /// The keys of intmap children, which need 8 bytes.
+    int_keys: Vec<u64>,
     stack: Vec<Item>,
     stack_keys: Vec<u64>,
     frames: Vec<Frame>,
-    pub strings: Vec<u8>,
+    /// The data blocks of strings, bytes and bignums.
+    blocks: Blocks,
     pub typed: Vec<TypedItem>,
     pub tdata: Vec<u8>,
     pub tmask: Vec<u8>,
@@ -104,10 +122,11 @@ impl Builder {
         Builder {
             items: Vec::new(),
             keys: Vec::new(),
+            int_keys: Vec::new(),
             stack: Vec::new(),
             stack_keys: Vec::new(),
             frames: Vec::new(),
-            strings: Vec::new(),
+            blocks: Blocks::default(),
             typed: Vec::new(),
             tdata: Vec::new(),
             tmask: Vec::new(),
@@ -164,21 +183,44 @@ impl Builder {
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        let start = self.strings.len();
-        self.strings.extend_from_slice(s);
-        self.push(key, Item::Str { start, len: s.len() })
+        let (start, len) = self.add_block(s)?;
+        self.push(key, Item::Str { start, len })
     }
 
     pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        let start = self.strings.len();
-        self.strings.extend_from_slice(s);
-        self.push(key, Item::Bytes { start, len: s.len() })
+        let (start, len) = self.add_block(s)?;
+        self.push(key, Item::Bytes { start, len })
     }
 
     pub fn push_bignum(&mut self, key: u64, digits: &[u8]) -> Result<()> {
-        let start = self.strings.len();
-        self.strings.extend_from_slice(digits);
-        self.push(key, Item::BigNum { start, len: digits.len() })
+        let (start, len) = self.add_block(digits)?;
+        self.push(key, Item::BigNum { start, len })
+    }
+
+    /// Spills the data blocks of strings, bytes and bignums to a temporary file once
+    /// they pass `bytes` (for encoders that stream their output: see `blocks.rs`).
+    pub fn spill_blocks_over(&mut self, bytes: usize) {
+        self.blocks.spill_over(bytes);
+    }
+
+    /// Stores `bytes` as the data block of a string, bytes or bignum (spec §5.1: a varint
+    /// length, then the bytes); returns where it starts and its length, as items hold it.
+    fn add_block(&mut self, bytes: &[u8]) -> Result<(u64, u32)> {
+        let mut prefix = [0u8; 10];
+        let n = put_varint(&mut prefix, bytes.len() as u64);
+        let start = self.blocks.append(&prefix[..n])?;
+        self.blocks.append(bytes)?;
+        Ok((start, u32::try_from(n + bytes.len()).unwrap_or(u32::MAX)))
+    }
+
+    /// The data block of an item made by `add_block`, length varint included.
+    pub fn block(&self, start: u64, len: u32) -> &[u8] {
+        if len != u32::MAX {
+            return self.blocks.get(start, len as usize);
+        }
+        // 4 GiB or longer: the varint says (and its 10 bytes are surely there).
+        let (len, at) = read_varint(self.blocks.get(start, 10), 0).expect("the builder wrote this varint");
+        self.blocks.get(start, at + len as usize)
     }
 
     /// Opens a container whose children follow until `close`. The key is pushed with the
@@ -198,16 +240,16 @@ impl Builder {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
                 None => {
-                    let (first, len) = self.move_children(frame.start);
+                    let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
                     Item::Array { first, len }
                 }
             },
             FrameKind::Object => {
-                let (first, len) = self.move_children(frame.start);
+                let (first, len) = self.move_children(frame.start, FrameKind::Object)?;
                 Item::Object { first, len }
             }
             FrameKind::IntMap => {
-                let (first, len) = self.move_children(frame.start);
+                let (first, len) = self.move_children(frame.start, FrameKind::IntMap)?;
                 Item::IntMap { first, len }
             }
         };
@@ -219,17 +261,43 @@ impl Builder {
     /// Closes the innermost container, an array, without turning it into a typed array.
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
-        let (first, len) = self.move_children(frame.start);
+        let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
         self.push(key, Item::Array { first, len })
     }
 
-    fn move_children(&mut self, start: usize) -> (usize, usize) {
+    fn move_children(&mut self, start: usize, kind: FrameKind) -> Result<(usize, u32)> {
+        let len = u32::try_from(self.stack.len() - start).map_err(|_| too_many("a container has more than 2^32-1 children"))?;
         let first = self.items.len();
         self.items.extend_from_slice(&self.stack[start..]);
-        self.keys.extend_from_slice(&self.stack_keys[start..]);
-        (first, self.stack.len() - start)
+        match kind {
+            FrameKind::Array => self.keys.resize(self.items.len(), 0),
+            FrameKind::Object => {
+                for &id in &self.stack_keys[start..] {
+                    self.keys.push(u32::try_from(id).map_err(|_| too_many("more than 2^32 distinct object keys"))?);
+                }
+            }
+            FrameKind::IntMap => {
+                for &key in &self.stack_keys[start..] {
+                    self.keys.push(u32::try_from(self.int_keys.len()).map_err(|_| too_many("more than 2^32 intmap entries in one document"))?);
+                    self.int_keys.push(key);
+                }
+            }
+        }
+        Ok((first, len))
+    }
+
+    /// The key id of child `i` of an object.
+    #[inline]
+    pub fn object_key(&self, i: usize) -> usize {
+        self.keys[i] as usize
+    }
+
+    /// The key (an i64's bits) of child `i` of an intmap.
+    #[inline]
+    pub fn int_key(&self, i: usize) -> u64 {
+        self.int_keys[self.keys[i] as usize]
     }
 
     /// Adds a typed array given its element bytes; used by `Value` and serde paths.
@@ -253,6 +321,11 @@ impl Builder {
         let root = self.stack.pop().unwrap();
         self.items.push(root);
         self.keys.push(0);
+        // The stack held the children of the widest container at once: give that memory
+        // back before the layout needs its own.
+        self.stack = Vec::new();
+        self.stack_keys = Vec::new();
+        self.blocks.seal()?;
         Ok(self)
     }
 
@@ -416,6 +489,10 @@ impl Builder {
         self.typed.push(TypedItem { element, shape, data: data_start..self.tdata.len(), mask, inferred });
         Item::Typed(self.typed.len() - 1)
     }
+}
+
+fn too_many(what: &'static str) -> Error {
+    Error::new(Category::LimitExceeded, what)
 }
 
 /// The first of i8, u8, i16, u16, i32, u32, i64 that holds every value in `lo..=hi`.

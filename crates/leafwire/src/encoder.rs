@@ -305,4 +305,15 @@ impl Encoder {
         }
         crate::canonical::encode(&self.b.finish()?)
     }
+
+    /// [`finish`](Self::finish) into `writer`: the same bytes, without the whole document
+    /// in memory (only its structure section; the data blocks are written as they are laid
+    /// down). Returns the document's length.
+    pub fn finish_to(self, writer: &mut dyn std::io::Write) -> Result<u64> {
+        self.check()?;
+        if !self.open.is_empty() || !self.has_root {
+            return Err(misuse("finish() needs exactly one complete root value (containers still open?)"));
+        }
+        crate::canonical::write_to(&self.b.finish()?, writer)
+    }
 }

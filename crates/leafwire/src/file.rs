@@ -54,6 +54,25 @@ impl MappedFile {
     pub fn as_bytes(&self) -> &[u8] {
         &self.map
     }
+
+    /// Gives back this process's copy of the pages of `range` (clamped to the file): they
+    /// stay in the page cache, leave the resident set, and a later read maps them again
+    /// with the same bytes. For one pass over a file bigger than the memory it should
+    /// cost (a JSON input behind the parser, a document after validation): mapped pages
+    /// read once otherwise stay resident until the mapping ends. A hint: does nothing
+    /// where the system has no such call, or on failure.
+    pub fn release(&self, range: std::ops::Range<usize>) {
+        let end = range.end.min(self.map.len());
+        if range.start >= end {
+            return;
+        }
+        #[cfg(unix)]
+        // SAFETY: `Mmap` is a read-only mapping of a file, so MADV_DONTNEED drops nothing
+        // but clean copies of file pages: the next read faults the file's bytes back in.
+        // (Its danger, zero-filled or reverted pages, is for anonymous or written private
+        // mappings, which this is not.)
+        let _ = unsafe { self.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, end - range.start) };
+    }
 }
 
 /// An owned byte buffer whose start is 8-aligned, so typed arrays in a document held in

@@ -14,9 +14,11 @@
 //! - serde: [`to_vec`], [`to_writer`], [`from_slice`];
 //! - dynamic values: [`Value`], [`encode`], [`decode`];
 //! - lazy reading: [`Document`], [`Node`], [`MappedFile`];
-//! - JSON: [`json::from_json`], [`json::to_json`];
+//! - JSON: [`json::from_json`], [`json::to_json`] ([`json::from_json_to_writer`] streams);
+//! - rewriting a document canonically with bounded memory: [`recode_to_writer`];
 //! - checking untrusted input: [`validate`].
 
+mod blocks;
 mod builder;
 mod canonical;
 mod de;
@@ -31,6 +33,7 @@ pub mod json;
 mod node_serde;
 pub mod raw;
 mod read;
+mod recode;
 mod ser;
 mod validate;
 mod value;
@@ -43,6 +46,7 @@ pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
 pub use format::header::RootRecord;
 pub use format::{ElementType, DEFAULT_MAX_DEPTH};
+pub use recode::recode_to_writer;
 pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, TypedRef};
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};

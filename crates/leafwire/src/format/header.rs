@@ -22,7 +22,7 @@ pub const FLAG_JOURNAL: u8 = 1;
 
 impl RootRecord {
     /// Parses a record; `None` when it is unused or its CRC does not match.
-    fn parse(bytes: &[u8]) -> Option<RootRecord> {
+    pub(crate) fn parse(bytes: &[u8]) -> Option<RootRecord> {
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         let crc = u32::from_le_bytes(bytes[44..48].try_into().unwrap());
         let record = RootRecord {

@@ -183,6 +183,126 @@ pub fn seal(doc: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
+/// Adds page checksums to a canonical document while it is written, so that a streamed
+/// document (`from-json`, `compact`, Python's `dump`) gets them without being held in
+/// memory: the document's bytes go through it in order, header first, as the canonical
+/// writers write them; [`Sealer::finish`] then writes the table and the locator. The
+/// result is byte for byte what [`seal`] makes of the same document.
+pub struct Sealer<W: std::io::Write> {
+    inner: W,
+    head: Vec<u8>,
+    /// Document offset of the next byte.
+    pos: usize,
+    /// The canonical document's end, and where the table goes.
+    canonical_end: usize,
+    capacity: usize,
+    page: crc32fast::Hasher,
+    crcs: Vec<u32>,
+}
+
+impl<W: std::io::Write> Sealer<W> {
+    pub fn new(inner: W) -> Sealer<W> {
+        Sealer { inner, head: Vec::with_capacity(HEADER_LEN), pos: 0, canonical_end: 0, capacity: 0, page: crc32fast::Hasher::new(), crcs: Vec::new() }
+    }
+
+    /// The header, rewritten: the flag set and record A's `end` moved past the table.
+    fn rewrite_head(&mut self) -> std::io::Result<()> {
+        let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("page checksums: {what}"));
+        let (mut record, at) = active_record_of_header(&self.head).ok_or_else(|| bad("the header is not a canonical one"))?;
+        self.canonical_end = usize::try_from(record.end).map_err(|_| bad("document too large"))?;
+        self.capacity = capacity_for(self.canonical_end, 0);
+        let end = align(self.canonical_end, 8) + TABLE_HEADER + 4 * self.capacity + LOCATOR_LEN;
+        let flags = u16::from_le_bytes([self.head[10], self.head[11]]) | FLAG;
+        self.head[10..12].copy_from_slice(&flags.to_le_bytes());
+        record.end = end as u64;
+        record.write(&mut self.head[at..at + RECORD_LEN]);
+        self.inner.write_all(&self.head)
+    }
+
+    /// Hashes document bytes at `self.pos` on, page by page.
+    fn hash(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let room = PAGE - self.pos % PAGE;
+            let n = room.min(bytes.len());
+            self.page.update(&bytes[..n]);
+            self.pos += n;
+            bytes = &bytes[n..];
+            if self.pos % PAGE == 0 {
+                self.crcs.push(std::mem::replace(&mut self.page, crc32fast::Hasher::new()).finalize());
+            }
+        }
+    }
+
+    /// Writes the padding, the table and the locator; returns the inner writer.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        if self.head.len() < HEADER_LEN || self.pos != self.canonical_end {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "page checksums: the document ended early"));
+        }
+        let table_at = align(self.canonical_end, 8);
+        let padding = [0u8; 8];
+        let padding = &padding[..table_at - self.canonical_end];
+        self.hash(padding);
+        self.inner.write_all(padding)?;
+        // The table and the locator are in no page's bytes: the last pages end here.
+        let end = table_at + TABLE_HEADER + 4 * self.capacity + LOCATOR_LEN;
+        if self.pos % PAGE != 0 {
+            self.crcs.push(std::mem::replace(&mut self.page, crc32fast::Hasher::new()).finalize());
+        }
+        let empty = crc32fast::Hasher::new().finalize();
+        self.crcs.resize(pages(end), empty);
+        let mut table = Vec::with_capacity(TABLE_HEADER + 4 * self.capacity + LOCATOR_LEN);
+        for field in [PAGE_SHIFT, self.crcs.len() as u32, self.capacity as u32, 0] {
+            table.extend_from_slice(&field.to_le_bytes());
+        }
+        for crc in &self.crcs {
+            table.extend_from_slice(&crc.to_le_bytes());
+        }
+        table.resize(TABLE_HEADER + 4 * self.capacity, 0);
+        append_locator(&mut table, table_at);
+        self.inner.write_all(&table)?;
+        Ok(self.inner)
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Sealer<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    fn write_all(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        if self.head.len() < HEADER_LEN {
+            let n = (HEADER_LEN - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            self.pos += n;
+            if self.head.len() < HEADER_LEN {
+                return Ok(());
+            }
+            self.rewrite_head()?;
+        }
+        if self.pos + bytes.len() > self.canonical_end {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "page checksums: more bytes than the header's end"));
+        }
+        self.hash(bytes);
+        self.inner.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Record A of a header on its own (the header only: no `end` check against a buffer),
+/// when it is the valid and only record, as canonical writers make it.
+fn active_record_of_header(head: &[u8]) -> Option<(super::header::RootRecord, usize)> {
+    if head.len() < HEADER_LEN || &head[..8] != super::MAGIC || head[super::RECORD_B..HEADER_LEN].iter().any(|&b| b != 0) {
+        return None;
+    }
+    let record = super::header::RootRecord::parse(&head[super::RECORD_A..super::RECORD_A + RECORD_LEN])?;
+    (!record.journal && record.end >= HEADER_LEN as u64).then_some((record, super::RECORD_A))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +319,21 @@ mod tests {
             let mut flipped = doc.clone();
             flipped[byte] ^= 1 << (byte % 8);
             assert!(crate::validate(&flipped).is_err(), "flip at {byte} undetected");
+        }
+    }
+
+    #[test]
+    fn sealing_a_stream_makes_the_bytes_sealing_in_memory_makes() {
+        for n in [0usize, 3, 200, 1500, 9000] {
+            let value = crate::Value::Array((0..n).map(|i| crate::Value::String(format!("string {i}"))).collect());
+            let doc = crate::encode(&value).unwrap();
+            let mut sealed = doc.clone();
+            seal(&mut sealed).unwrap();
+            let mut sealer = Sealer::new(Vec::new());
+            for chunk in doc.chunks(777) {
+                std::io::Write::write_all(&mut sealer, chunk).unwrap();
+            }
+            assert_eq!(sealer.finish().unwrap(), sealed, "{n} strings");
         }
     }
 

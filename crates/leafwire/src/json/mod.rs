@@ -39,6 +39,33 @@ pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
     crate::canonical::encode(&b.finish()?)
 }
 
+/// Converts JSON text to a Leafwire document written into `writer`, the bytes of
+/// `from_json_with`; returns the document's length.
+///
+/// Memory: the parsed tree is held, in about 20 bytes a value, but not the output; strings
+/// past 16 MB in all are spilled to an anonymous temporary file (in `TMPDIR`) until written. `progress` is called with the number of input bytes parsed so far, about
+/// every `progress_step` bytes (a progress bar; a reader of a mapped input may also release
+/// the pages behind that point, since they are not read again unless an error is reported).
+pub fn from_json_to_writer(
+    json: &[u8],
+    options: &JsonOptions,
+    writer: &mut dyn std::io::Write,
+    progress_step: usize,
+    progress: &mut dyn FnMut(usize),
+) -> Result<u64> {
+    let mut b = Builder::new(options.max_depth);
+    b.duplicate_keys = options.duplicate_keys;
+    b.spill_blocks_over(crate::builder::STREAMING_SPILL_OVER);
+    read::parse_with_progress(json, &mut b, &mut read::Progress::new(progress_step, progress))?;
+    crate::canonical::write_to(&b.finish()?, writer)
+}
+
+/// Parses JSON text into a builder (for the layout's own tests).
+#[cfg(test)]
+pub(crate) fn read_into_builder(json: &[u8], b: &mut Builder) -> Result<()> {
+    read::parse_into(json, b)
+}
+
 /// Parses JSON text into a `Value` (numeric arrays become typed arrays, as in `from_json`).
 pub fn parse(json: &[u8]) -> Result<Value> {
     crate::decode(&from_json(json)?)

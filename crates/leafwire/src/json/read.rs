@@ -5,11 +5,38 @@ use jiter::{Jiter, JiterError, Peek};
 use crate::builder::{Builder, FrameKind, Item, NumTy};
 use crate::error::{Category, Error, Result};
 
+/// Reports how far the reader has got: `report` is called with the number of input bytes
+/// consumed, once at least `step` more have been since the last call. Checked once per
+/// array element and object member, so a call can come a little late after a long string.
+pub(crate) struct Progress<'p> {
+    next: usize,
+    step: usize,
+    report: &'p mut dyn FnMut(usize),
+}
+
+impl<'p> Progress<'p> {
+    pub fn new(step: usize, report: &'p mut dyn FnMut(usize)) -> Progress<'p> {
+        Progress { next: step, step: step.max(1), report }
+    }
+
+    #[inline]
+    fn at(&mut self, position: usize) {
+        if position >= self.next {
+            (self.report)(position);
+            self.next = position.saturating_add(self.step);
+        }
+    }
+}
+
 pub(crate) fn parse_into(json: &[u8], b: &mut Builder) -> Result<()> {
+    parse_with_progress(json, b, &mut Progress::new(usize::MAX, &mut |_| {}))
+}
+
+pub(crate) fn parse_with_progress(json: &[u8], b: &mut Builder, progress: &mut Progress<'_>) -> Result<()> {
     let mut jiter = Jiter::new(json);
     let outcome = (|| -> Result<()> {
         let peek = jiter.peek().map_err(|e| jiter_error(&jiter, e))?;
-        value(&mut jiter, b, peek, 0)?;
+        value(&mut jiter, b, peek, 0, progress)?;
         jiter.finish().map_err(|e| jiter_error(&jiter, e))
     })();
     outcome.map_err(|e| {
@@ -26,7 +53,7 @@ fn jiter_error(jiter: &Jiter<'_>, e: JiterError) -> Error {
     Error::new(Category::InvalidJson, e.error_type.to_string()).at_line_column(at.line, at.column)
 }
 
-fn value(j: &mut Jiter<'_>, b: &mut Builder, peek: Peek, key: u64) -> Result<()> {
+fn value(j: &mut Jiter<'_>, b: &mut Builder, peek: Peek, key: u64, progress: &mut Progress<'_>) -> Result<()> {
     macro_rules! ok {
         ($e:expr) => {
             match $e {
@@ -52,7 +79,8 @@ fn value(j: &mut Jiter<'_>, b: &mut Builder, peek: Peek, key: u64) -> Result<()>
             b.open(FrameKind::Array)?;
             let mut next = ok!(j.known_array());
             while let Some(p) = next {
-                value(j, b, p, 0)?;
+                value(j, b, p, 0, progress)?;
+                progress.at(j.current_index());
                 next = ok!(j.array_step());
             }
             b.close(key)
@@ -62,7 +90,8 @@ fn value(j: &mut Jiter<'_>, b: &mut Builder, peek: Peek, key: u64) -> Result<()>
             let mut next = ok!(j.known_object()).map(|k| b.key_id(k));
             while let Some(id) = next {
                 let p = ok!(j.peek());
-                value(j, b, p, id)?;
+                value(j, b, p, id, progress)?;
+                progress.at(j.current_index());
                 next = ok!(j.next_key()).map(|k| b.key_id(k));
             }
             b.close(key)

@@ -1,0 +1,110 @@
+//! Document → canonical document, node by node straight into the builder: the bytes of
+//! `encode(&decode(bytes)?)` without the `Value` tree in between, so compacting a big file
+//! holds its parsed structure once instead of a `Value` and a builder and the output.
+//!
+//! Each kind goes into the builder exactly as `from_value::push_value` puts the `Value`
+//! that `decode` makes of it; `tests/recode.rs` checks the bytes are the same.
+
+use std::io::Write;
+
+use crate::builder::{Builder, FrameKind, Item, NumTy};
+use crate::error::{Error, Result};
+use crate::format::budget::Budget;
+use crate::format::ElementType;
+use crate::read::{Document, Node};
+use crate::Kind;
+
+/// Rewrites `doc` canonically into `writer` (nesting up to `max_depth`); returns the new
+/// document's length. Like `decode`, the walk is charged against the document's work
+/// budget, so a crafted file whose slots share subtrees cannot make it run without end.
+/// Check untrusted input with `validate` first, as for `decode`. Memory: as for
+/// `json::from_json_to_writer` (strings spill to a temporary file).
+///
+/// `progress` is called with the number of values read so far, every `progress_step`
+/// values: a progress display, or a reader of a mapped file that gives its pages back
+/// now and then (`MappedFile::release`), since a walk reads each live page about once.
+pub fn recode_to_writer(doc: &Document<'_>, max_depth: usize, writer: &mut dyn Write, progress_step: u64, progress: &mut dyn FnMut(u64)) -> Result<u64> {
+    let mut b = Builder::new(max_depth);
+    b.spill_blocks_over(crate::builder::STREAMING_SPILL_OVER);
+    let budget = Budget::for_document(doc.as_bytes().len());
+    let mut visits = Visits { count: 0, next: progress_step.max(1), step: progress_step.max(1), report: progress };
+    push_node(&mut b, 0, &doc.root(), &budget, &mut visits)?;
+    crate::canonical::write_to(&b.finish()?, writer)
+}
+
+/// Counts the values read, for the progress callback.
+struct Visits<'p> {
+    count: u64,
+    next: u64,
+    step: u64,
+    report: &'p mut dyn FnMut(u64),
+}
+
+impl Visits<'_> {
+    #[inline]
+    fn one(&mut self) {
+        self.count += 1;
+        if self.count >= self.next {
+            (self.report)(self.count);
+            self.next = self.count.saturating_add(self.step);
+        }
+    }
+}
+
+fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget, visits: &mut Visits<'_>) -> Result<()> {
+    budget.charge(node.visit_cost(), node.offset())?;
+    visits.one();
+    let at = |e: Error| if e.position().is_some() { e } else { e.at(node.offset()) };
+    match node.kind() {
+        Kind::Null => b.push(key, Item::Null),
+        Kind::Bool => b.push(key, Item::Bool(node.as_bool()?)),
+        Kind::Int => b.push(key, int(node.as_i64()?)),
+        // As `Value::from_u64`: a uint small enough is an int.
+        Kind::UInt => match node.as_u64()? {
+            v if v <= i64::MAX as u64 => b.push(key, int(v as i64)),
+            v => b.push(key, Item::UInt(v)),
+        },
+        Kind::F64 => b.push(key, Item::Num(NumTy::Exact(ElementType::F64), node.as_f64()?.to_bits())),
+        Kind::F32 => b.push(key, Item::Num(NumTy::Exact(ElementType::F32), node.as_f32()?.to_bits() as u64)),
+        Kind::String => b.push_str(key, node.as_str()?.as_bytes()),
+        Kind::Bytes => b.push_bytes(key, node.as_bytes()?),
+        Kind::BigNum => b.push_bignum(key, node.as_bignum()?.as_bytes()),
+        Kind::TypedArray => {
+            let t = node.typed()?;
+            let count = t.element_count();
+            // A mask with no integer in it is no mask (as `TypedArray::from_parts` makes it).
+            let mask: Option<Vec<bool>> = Some((0..count).map(|i| t.is_masked_int(i)).collect::<Vec<bool>>()).filter(|m| m.iter().any(|&x| x));
+            let shape = t.shape().iter().map(|&d| d as u64).collect();
+            b.push_typed(key, t.element_type(), shape, t.bytes(), mask.as_deref())
+        }
+        Kind::Array => {
+            b.open(FrameKind::Array).map_err(at)?;
+            for child in node.iter()? {
+                push_node(b, 0, &child?, budget, visits)?;
+            }
+            // As for a `Value`: a generic array stays generic.
+            b.close_generic(key)
+        }
+        Kind::Object => {
+            b.open(FrameKind::Object).map_err(at)?;
+            for entry in node.entries()? {
+                let (name, child) = entry?;
+                let id = b.key_id(name);
+                push_node(b, id, &child, budget, visits)?;
+            }
+            b.close(key).map_err(at)
+        }
+        Kind::IntMap => {
+            b.open(FrameKind::IntMap).map_err(at)?;
+            for entry in node.int_entries()? {
+                let (k, child) = entry?;
+                push_node(b, k as u64, &child, budget, visits)?;
+            }
+            b.close(key).map_err(at)
+        }
+    }
+}
+
+fn int(v: i64) -> Item {
+    Item::Num(NumTy::Exact(ElementType::I64), v as u64)
+}
