@@ -3,7 +3,7 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use leafwire::json::{write_json_node, write_json_node_pretty, JsonOptions};
+use leafwire::json::{write_json_node_pretty_with, write_json_node_with, JsonOptions};
 use leafwire::{Category, Node};
 
 use crate::failure::Failure;
@@ -93,7 +93,9 @@ pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
 /// Writes `node` as JSON plus a final newline. Errors in the document name `input`;
 /// errors while writing name `output`.
 fn write_json<W: Write>(node: &Node<'_>, writer: &mut W, pretty: bool, input: &Path, output: &Path) -> Result<(), Failure> {
-    let written = if pretty { write_json_node_pretty(node, &mut *writer) } else { write_json_node(node, &mut *writer) };
+    // Whatever depth `from-json` may write, the reading commands read back (issue #10).
+    let depth = crate::READ_DEPTH;
+    let written = if pretty { write_json_node_pretty_with(node, &mut *writer, depth) } else { write_json_node_with(node, &mut *writer, depth) };
     written.map_err(|e| match e.category() {
         Category::Io => Failure::leafwire(output, e),
         _ => Failure::leafwire(input, e),

@@ -81,7 +81,8 @@ pub fn compact(input: &Path, output: Option<&Path>, checksums: bool) -> Result<(
     }
     let file = open_mapped(input)?;
     let progress = Progress::counter(file.as_bytes().len() as u64, "compacting");
-    leafwire::validate(file.as_bytes()).map_err(|e| Failure::leafwire(input, e))?;
+    let options = leafwire::ValidateOptions { max_depth: crate::READ_DEPTH };
+    leafwire::validate_with(file.as_bytes(), &options).map_err(|e| Failure::leafwire(input, e))?;
     // Validation read every page; the walk below reads only the live ones.
     file.release();
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
@@ -91,7 +92,7 @@ pub fn compact(input: &Path, output: Option<&Path>, checksums: bool) -> Result<(
         with_checksums(w, checksums, output, |w| {
             // The walk reads each live page about once: give them back now and then.
             let release = &mut |_| file.release();
-            let written = leafwire::recode_to_writer(&doc, leafwire::DEFAULT_MAX_DEPTH, &mut progress.writer(w), RELEASE_EVERY, release);
+            let written = leafwire::recode_to_writer(&doc, crate::READ_DEPTH, &mut progress.writer(w), RELEASE_EVERY, release);
             written.map(drop).map_err(|e| match e.category() {
                 Category::Io => Failure::leafwire(output, e),
                 _ => Failure::leafwire(input, e),

@@ -25,6 +25,10 @@ use failure::Failure;
 /// Deepest `--max-depth` accepted: the parser and validator recurse once per level, and
 /// the worker thread's stack (below) is sized for this many.
 const MAX_DEPTH_CEILING: u32 = 10_000;
+/// The nesting the reading commands accept (`to-json`, `get`, `compact`, and `validate`
+/// unless told less): the deepest `from-json --max-depth` allows, so that every file this
+/// tool writes reads back with the defaults.
+pub const READ_DEPTH: usize = MAX_DEPTH_CEILING as usize;
 const WORKER_STACK_BYTES: usize = 256 << 20;
 
 #[derive(Parser)]
@@ -80,8 +84,8 @@ enum Command {
     Validate {
         /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
-        /// Deepest nesting accepted.
-        #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH_CEILING as i64))]
+        /// Deepest nesting accepted (by default the deepest `from-json` writes).
+        #[arg(long, default_value_t = MAX_DEPTH_CEILING, value_parser = clap::value_parser!(u32).range(1..=MAX_DEPTH_CEILING as i64))]
         max_depth: u32,
     },
     /// Set the value at a JSON Pointer to a JSON value, editing the file in place

@@ -761,3 +761,21 @@ fn long_integers_up_to_the_json_readers_limit() {
     fs::write(&path, leafwire::encode(&leafwire::Value::BigNum(huge.clone())).unwrap()).unwrap();
     assert_eq!(succeed(&["to-json", s(&path)], None), format!("{huge}\n"));
 }
+
+/// A document `from-json` wrote at its deepest reads back with every command's defaults.
+#[test]
+fn the_deepest_documents_from_json_writes_read_back_with_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 9_999;
+    let json = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let input = dir.path().join("deep.json");
+    let lw = dir.path().join("deep.lw");
+    fs::write(&input, &json).unwrap();
+    succeed(&["from-json", s(&input), "-o", s(&lw), "--max-depth", "10000"], None);
+    assert_eq!(succeed(&["to-json", s(&lw)], None), format!("{json}\n"));
+    succeed(&["validate", s(&lw)], None);
+    let pointer = "/0".repeat(depth - 1);
+    assert_eq!(succeed(&["get", s(&lw), &pointer], None), "[1]\n");
+    succeed(&["compact", s(&lw)], None);
+    assert_eq!(succeed(&["to-json", s(&lw), "--pretty"], None).lines().count(), 2 * depth + 1);
+}

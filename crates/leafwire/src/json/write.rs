@@ -27,7 +27,11 @@ pub fn write_json_node_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usi
 
 /// Writes the value at `node` as JSON text indented by two spaces into `writer`.
 pub fn write_json_node_pretty<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
-    let max_depth = crate::DEFAULT_MAX_DEPTH;
+    write_json_node_pretty_with(node, writer, crate::DEFAULT_MAX_DEPTH)
+}
+
+/// [`write_json_node_pretty`], accepting nesting up to `max_depth`.
+pub fn write_json_node_pretty_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usize) -> Result<()> {
     let mut ser = serde_json::Serializer::pretty(writer);
     Owned::new(*node, true, max_depth).serialize_into(&mut ser)
 }
