@@ -63,7 +63,14 @@ fn name(path: &Path) -> String {
 fn validate_fails_on_each_vector_naming_its_offset() {
     let mut problems = Vec::new();
     for (path, meta) in vectors() {
-        let run = leafwire(&["validate", path.to_str().unwrap()]);
+        // The commands read up to 10,000 levels (what from-json may write); a vector of the
+        // default limit's rule is checked at that limit.
+        let depth_rule = meta["category"] == "DepthLimit";
+        let run = if depth_rule {
+            leafwire(&["validate", path.to_str().unwrap(), "--max-depth", "128"])
+        } else {
+            leafwire(&["validate", path.to_str().unwrap()])
+        };
         // The command reads files as their owner: it finishes an interrupted commit first.
         let meta = meta.get("owned").unwrap_or(&meta);
         let at = format!("at byte {}", meta["offset"]);
@@ -86,7 +93,7 @@ fn to_json_and_inspect_never_panic_and_to_json_fails_where_reads_check() {
         let to_json = leafwire(&["to-json", file]);
         if to_json.panicked() {
             problems.push(format!("{}: to-json panicked: {}", name(&path), to_json.stderr.trim_end()));
-        } else if meta["decode"] == "error" && to_json.code == Some(0) {
+        } else if meta["decode"] == "error" && meta["category"] != "DepthLimit" && to_json.code == Some(0) {
             problems.push(format!("{}: to-json accepted it: {}", name(&path), to_json.stdout.trim_end()));
         }
         let inspect = leafwire(&["inspect", file]);
