@@ -190,9 +190,11 @@ impl<'a> Validator<'a> {
         let pos = c.pos as u64;
         self.claim(pos, c.end as u64)?;
         let buf = self.buf;
-        let spare_is_zero = c.tags(buf)[c.count..].iter().all(|&b| b == 0)
-            && c.keys(buf)[c.count * c.key_width as usize..].iter().all(|&b| b == 0)
-            && c.slots(buf)[c.count * c.width as usize..].iter().all(|&b| b == 0);
+        // Only a container with a capacity field has spare positions (canonical ones do not).
+        let spare_is_zero = c.capacity == c.count
+            || (c.tags(buf)[c.count..].iter().all(|&b| b == 0)
+                && c.keys(buf)[c.count * c.key_width as usize..].iter().all(|&b| b == 0)
+                && c.slots(buf)[c.count * c.width as usize..].iter().all(|&b| b == 0));
         if !spare_is_zero {
             return Err(Error::malformed(pos, "spare capacity of a container is not zero"));
         }
@@ -237,6 +239,17 @@ impl<'a> Validator<'a> {
     fn object_keys(&mut self, c: &Geometry) -> Result<()> {
         self.containers_seen += 1;
         let serial = self.containers_seen;
+        if c.key_width == 1 {
+            // Most documents have fewer than 256 keys: one byte per key id.
+            let ids = &self.buf[c.keys_at..c.keys_at + c.count];
+            for &id in ids {
+                match self.key_seen.get_mut(id as usize) {
+                    Some(seen) if *seen != serial => *seen = serial,
+                    _ => return self.bad_key(c, id as u64),
+                }
+            }
+            return Ok(());
+        }
         for i in 0..c.count {
             let id = c.key(self.buf, i);
             let Some(seen) = self.key_seen.get_mut(id as usize) else {
@@ -248,6 +261,14 @@ impl<'a> Validator<'a> {
             *seen = serial;
         }
         Ok(())
+    }
+
+    #[cold]
+    fn bad_key(&self, c: &Geometry, id: u64) -> Result<()> {
+        if id >= self.key_seen.len() as u64 {
+            return Err(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary of {} keys", self.dict.count())));
+        }
+        Err(Error::malformed(c.pos as u64, "a container has the same key twice"))
     }
 
     fn int_keys(&mut self, c: &Geometry) -> Result<()> {
