@@ -291,26 +291,45 @@ def family(workload: str, op: str) -> str:
     return op.split("/")[0] if workload == "kv" else op
 
 
+def cases(w: Workload, against: set[str] | None = None) -> list[tuple[str, str, float, str]]:
+    """(op, Leafwire row, its median ÷ the best other peer's, that peer) for every dataset
+    and op where a Leafwire row and another peer (one of `against`, if given) both have a
+    number."""
+    names = set(w.data.get("leafwire", []))
+    if against is not None:
+        names |= set(w.peers) - set(against)
+    out = []
+    for (ds, op, peer), row in w.by_key.items():
+        if peer not in names or metric(row) is None:
+            continue
+        others = [(metric(r), r["peer"]) for (d2, o2, p2), r in w.by_key.items()
+                  if d2 == ds and o2 == op and p2 not in names and metric(r) is not None]
+        if others:
+            best, who = min(others)
+            out.append((op, peer, metric(row) / best, who))
+    return out
+
+
+def pooled(pairs: list[tuple[float, str]]) -> tuple[float, float, float, list[str]]:
+    """Geometric mean, min and max of the ratios, and the best peers, most frequent first."""
+    ratios = [r for r, _ in pairs]
+    gmean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    # Ties in name order: set order changes from process to process (string hashing).
+    winners = sorted({who for _, who in pairs}, key=lambda p: (-sum(1 for _, w2 in pairs if w2 == p), p))
+    return gmean, min(ratios), max(ratios), winners
+
+
 def summary(workloads: list[Workload]) -> list[str]:
     """Leafwire ÷ the best other peer, per workload and operation, over datasets."""
     body = []
     for w in workloads:
-        names = w.data.get("leafwire", [])
         groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
-        for (ds, op, peer), row in w.by_key.items():
-            if peer not in names or metric(row) is None:
-                continue
-            others = [(metric(r), r["peer"]) for (d2, o2, p2), r in w.by_key.items()
-                      if d2 == ds and o2 == op and p2 not in names and metric(r) is not None]
-            if others:
-                best, who = min(others)
-                groups.setdefault((family(w.name, op), peer), []).append((metric(row) / best, who))
+        for op, peer, ratio, who in cases(w):
+            groups.setdefault((family(w.name, op), peer), []).append((ratio, who))
         for (op, peer), pairs in groups.items():
-            ratios = [r for r, _ in pairs]
-            gmean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-            winners = sorted({who for _, who in pairs}, key=lambda p: -sum(1 for _, w2 in pairs if w2 == p))
-            body.append([w.name, op, peer, fmt_ratio(gmean), f"{fmt_ratio(min(ratios))} – {fmt_ratio(max(ratios))}",
-                         str(len(ratios)), ", ".join(winners[:3])])
+            gmean, lo, hi, winners = pooled(pairs)
+            body.append([w.name, op, peer, fmt_ratio(gmean), f"{fmt_ratio(lo)} – {fmt_ratio(hi)}",
+                         str(len(pairs)), ", ".join(winners[:3])])
     return ["## Summary", "",
             "Leafwire's median (time, or bytes for size) ÷ the best other peer's, per operation: geometric mean over "
             "the workload's datasets (and, for kv, over p and q). Below 1×: Leafwire is ahead.", "",
@@ -336,6 +355,13 @@ def machine_section(results: Path, bench: Path, workloads: list[Workload]) -> li
             f"run started {run.get('started', '?')}, mode **{run.get('mode', '?')}**",
             "- Timing: " + ", ".join(f"{w.name} {w.data['elapsed_s']:.0f}s" for w in workloads),
             ""]
+    for w in workloads:
+        own, wm = w.data.get("run") or {}, w.data.get("machine") or {}
+        if own and own.get("started") != run.get("started"):
+            where = "" if wm.get("cpu_model") == m.get("cpu_model") else f" on {wm.get('cpu_model', '?')}, Linux {wm.get('kernel', '?')}"
+            out += [f"- **{w.name}** is from a later run: `{own.get('command', '?')}`, Leafwire commit {own.get('git_commit', '?')}"
+                    f"{' (with uncommitted changes)' if own.get('git_dirty') else ''}, started {own.get('started', '?')}{where}."]
+    out += [""]
     if workloads:
         p = workloads[0].data["plan"]
         out += [f"- Plan `{p['name']}`: per case {p['warmup_ms']} ms warm-up, samples of ≈{p['target_sample_us']} µs, "
