@@ -57,7 +57,11 @@ pub fn open_rows(ds: &str, path: &Path, records: usize, plan: &Plan) -> Vec<Row>
     for o in OPENERS {
         let check = (o.open)(path).map_err(Fail::error).and_then(|ed| {
             let len = ed.document().and_then(|d| d.root().len()).map_err(Fail::error)?;
-            if len == records { Ok(()) } else { Err(Fail::Wrong(format!("root array of {len}, expected {records}"))) }
+            if len == records {
+                Ok(())
+            } else {
+                Err(Fail::Wrong(format!("root array of {len}, expected {records}")))
+            }
         });
         session.checked(Row::new(ds, o.op, PEER).bytes(size), check, || Case::new(move || (o.open)(path)));
     }
@@ -100,7 +104,13 @@ pub fn commits(ds: &str, canonical: &Path, work: &Path, records: usize, growth_c
     }
 }
 
-fn commit_loop(ds: &str, path: &Path, canonical: &Path, records: usize, growth_cap: u64) -> Result<(Vec<Row>, serde_json::Value), Fail> {
+fn commit_loop(
+    ds: &str,
+    path: &Path,
+    canonical: &Path,
+    records: usize,
+    growth_cap: u64,
+) -> Result<(Vec<Row>, serde_json::Value), Fail> {
     let file_len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).map_err(Fail::error);
     std::fs::copy(canonical, path).map_err(Fail::error)?;
     let canonical_bytes = file_len(canonical)?;
@@ -161,9 +171,8 @@ fn commit_loop(ds: &str, path: &Path, canonical: &Path, records: usize, growth_c
     };
     let ratio = size as f64 / canonical_bytes as f64;
     let growth_median = median(&growth);
-    let projected = (stopped.is_some()).then(|| {
-        (size + (COMMITS - done) as u64 * growth_median) as f64 / canonical_bytes as f64
-    });
+    let projected =
+        (stopped.is_some()).then(|| (size + (COMMITS - done) as u64 * growth_median) as f64 / canonical_bytes as f64);
     let mut commit = Row::new(ds, "commit", PEER);
     let mut after_row = Row::new(ds, "size after commits", PEER);
     after_row.bytes = Some(size);

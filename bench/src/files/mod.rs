@@ -48,7 +48,8 @@ fn cli_path() -> Option<PathBuf> {
 pub use tools::{child_main, CHILD_COMMAND};
 
 pub fn run(ctx: &Ctx) -> Report {
-    let mut report = Report::new("files", "big files: commits, edit-open, whole-file commands (issue #10)", &ctx.plan, tools::JQ);
+    let mut report =
+        Report::new("files", "big files: commits, edit-open, whole-file commands (issue #10)", &ctx.plan, tools::JQ);
     report.leafwire = vec!["leafwire".into(), tools::CLI.into()];
     let programs = Programs::find(cli_path(), cfg!(feature = "leafwire"));
     report.peers = vec![crate::harness::PeerInfo::new(
@@ -65,6 +66,7 @@ pub fn run(ctx: &Ctx) -> Report {
     let reps = if ctx.quick { 3 } else { 5 };
     let work = ctx.work_dir.join("files");
     let mut datasets = Vec::new();
+    let mut memory = Memory::default();
     for &(label, target) in sizes {
         let _ = std::fs::remove_dir_all(&work);
         std::fs::create_dir_all(&work).expect("create the files workload's directory");
@@ -74,9 +76,14 @@ pub fn run(ctx: &Ctx) -> Report {
             Ok(x) => x,
             Err(fail) => panic!("cannot write {}: {fail:?}", json_path.display()),
         };
-        eprintln!("[files] {label}: {records} records, {json_bytes} bytes of JSON in {:.1}s", t.elapsed().as_secs_f64());
+        eprintln!(
+            "[files] {label}: {records} records, {json_bytes} bytes of JSON in {:.1}s",
+            t.elapsed().as_secs_f64()
+        );
         let mut info = json!({"dataset": label, "records": records, "json_bytes": json_bytes});
-        let (rows, extra) = dataset(ctx, label, &work, &json_path, records, growth_cap, reps, &programs);
+        let (rows, extra) =
+            dataset(ctx, label, &work, &json_path, records, json_bytes, growth_cap, reps, &programs, &memory);
+        memory.learn(&rows, json_bytes);
         report.rows.extend(rows);
         if let (Some(obj), serde_json::Value::Object(more)) = (info.as_object_mut(), extra) {
             obj.extend(more);
@@ -97,10 +104,72 @@ pub fn run(ctx: &Ctx) -> Report {
         "Bytes written per commit: the delta of `wchar` in /proc/self/io around set + commit (bytes passed to write system calls: appended blocks, the root record, zeroed garbage); `write_bytes` (pages dirtied, in 4 KiB units) is in the JSON beside it.".into(),
         format!("The commit loop stops early when the file has grown {} MiB over canonical (disk and time are limited); the table then shows the commits done and the size projected to {COMMITS} commits at the median growth per commit.", growth_cap >> 20),
         "Open: `Editor::open_file` (reads and validates the whole file) and `leafwire::validate` on the bytes of a `MappedFile`, both on the canonical file with the page cache warm; throughput is file bytes ÷ median time.".into(),
-        format!("Commands: every run is a fresh process, spawned by a small child of the harness (`files-child`) that reaps it with wait4 and reports its `ru_maxrss` as the peak RSS (spawned from the harness itself, Linux would count the harness's own peak: exec seeds `ru_maxrss` from the replaced image); the floor this leaves is the empty run's figure below the table. Time is from spawn to exit (process start included). Each command's first run is the check (untimed); then {reps} runs, round-robin across commands. Inputs are in the page cache. `compact` reads the canonical file and writes with `-o`."),
+        format!("Commands: every run is a fresh process, spawned by a small child of the harness (`files-child`) that reaps it with wait4 and reports its `ru_maxrss` as the peak RSS (spawned from the harness itself, Linux would count the harness's own peak: exec seeds `ru_maxrss` from the replaced image); the floor this leaves is the empty run's figure below the table. Time is from spawn to exit (process start included). Each command's first run is the check (untimed); then {reps} runs, round-robin across commands. Inputs are in the page cache. `compact` reads the canonical file and writes with `-o`. A command whose peak RSS per JSON byte at the previous size projects over half of the memory available is not run at the next size (skipped, with the projection)."),
         "Checks: JSON outputs are parsed and compared record by record with the generator replayed (floats bit for bit); Leafwire outputs must equal the canonical file byte for byte, or else validate and convert back (`leafwire::json::to_json`) to the generator's records.".into(),
     ];
     report
+}
+
+/// Peak RSS per byte of JSON text each command needed at the last size, so that a bigger
+/// size is not started when it would not fit: a command that runs the machine out of
+/// memory takes the other processes on it down too.
+#[derive(Default)]
+struct Memory {
+    per_json_byte: std::collections::HashMap<(String, String), f64>,
+}
+
+impl Memory {
+    fn learn(&mut self, rows: &[Row], json_bytes: u64) {
+        for r in rows {
+            if let Some(rss) = r.peak_rss_bytes {
+                self.per_json_byte.insert((r.peer.clone(), r.op.clone()), rss as f64 / json_bytes as f64);
+            }
+        }
+    }
+
+    /// Why `t` is not run on `json_bytes` of JSON: its projected peak RSS is over half of
+    /// the memory available now.
+    fn too_big(&self, t: &tools::Tool, json_bytes: u64) -> Option<String> {
+        self.too_big_for(t.peer, t.op, json_bytes, mem_available()?)
+    }
+
+    fn too_big_for(&self, peer: &str, op: &str, json_bytes: u64, available: u64) -> Option<String> {
+        let per_byte = self.per_json_byte.get(&(peer.to_string(), op.to_string()))?;
+        let projected = per_byte * json_bytes as f64;
+        (projected > available as f64 / 2.0).then(|| {
+            format!("not run: at the previous size's peak RSS per JSON byte it would need {:.1} GB, over half of the memory available ({:.1} GB)", projected / 1e9, available as f64 / 1e9)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_that_would_not_fit_is_not_started() {
+        let mut m = Memory::default();
+        let mut row = Row::new("16 MB", "compact", "leafwire-cli");
+        row.peak_rss_bytes = Some(320_000_000);
+        m.learn(&[row], 16_000_000);
+        // 20 bytes of RSS per JSON byte: 1 GB of JSON needs 20 GB.
+        assert!(m.too_big_for("leafwire-cli", "compact", 1_000_000_000, 16_000_000_000).is_some());
+        assert!(m.too_big_for("leafwire-cli", "compact", 256_000_000, 16_000_000_000).is_none());
+        assert!(m.too_big_for("jq", "json → json", 1_000_000_000, 1).is_none(), "no figure yet: run it");
+    }
+}
+
+fn mem_available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
 }
 
 #[cfg(feature = "leafwire")]
@@ -116,9 +185,11 @@ fn dataset(
     work: &Path,
     json_path: &Path,
     records: usize,
+    json_bytes: u64,
     growth_cap: u64,
     reps: usize,
     programs: &Programs,
+    memory: &Memory,
 ) -> (Vec<Row>, serde_json::Value) {
     let mut rows = Vec::new();
     #[cfg(feature = "leafwire")]
@@ -138,7 +209,9 @@ fn dataset(
         rows.extend(edit::open_rows(label, &leaf_path, records, &ctx.plan));
         eprintln!("[files]   commands");
         let check = |kind: Output, out: &Path| check_output(kind, out, &leaf_path, records);
-        rows.extend(tools::rows(label, &programs.tools(json_path, &leaf_path), &ctx.exe, work, reps, &check));
+        let skip = |t: &tools::Tool| memory.too_big(t, json_bytes);
+        let spec = tools::RunSpec { exe: &ctx.exe, work, reps, check: &check, skip: &skip };
+        rows.extend(tools::rows(label, &programs.tools(json_path, &leaf_path), &spec));
         // The JSON text is not needed any more: its space goes to the edited copy.
         let _ = std::fs::remove_file(json_path);
         eprintln!("[files]   commits");
@@ -154,7 +227,9 @@ fn dataset(
         }
         let missing = work.join("canonical.leafwire");
         let check = |kind: Output, out: &Path| check_output(kind, out, &missing, records);
-        rows.extend(tools::rows(label, &programs.tools(json_path, &missing), &ctx.exe, work, reps, &check));
+        let skip = |t: &tools::Tool| memory.too_big(t, json_bytes);
+        let spec = tools::RunSpec { exe: &ctx.exe, work, reps, check: &check, skip: &skip };
+        rows.extend(tools::rows(label, &programs.tools(json_path, &missing), &spec));
         (rows, json!({}))
     }
 }

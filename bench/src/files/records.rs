@@ -107,20 +107,25 @@ impl<'de> Visitor<'de> for Expect {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut gen = Records::new();
         let mut i = 0usize;
+        // The array is read to its end even after a difference, so that the verdict names
+        // the first difference rather than the parser's complaint about unread text.
+        let mut first = None;
         while let Some(got) = seq.next_element::<Record>()? {
-            if i >= self.n {
-                return Ok(Err(format!("more than {} records", self.n)));
-            }
-            let mut want = gen.next_record();
-            if let Some((at, x)) = self.edit {
-                if at == i {
-                    want.x = x;
+            if first.is_none() && i < self.n {
+                let mut want = gen.next_record();
+                if let Some((at, x)) = self.edit {
+                    if at == i {
+                        want.x = x;
+                    }
+                }
+                if got != want {
+                    first = Some(format!("differs at /{i}: expected {want:?}, got {got:?}"));
                 }
             }
-            if got != want {
-                return Ok(Err(format!("differs at /{i}: expected {want:?}, got {got:?}")));
-            }
             i += 1;
+        }
+        if let Some(why) = first {
+            return Ok(Err(why));
         }
         if i != self.n {
             return Ok(Err(format!("{i} records, expected {}", self.n)));

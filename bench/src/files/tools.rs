@@ -62,9 +62,15 @@ impl Programs {
     pub fn find(cli: Option<PathBuf>, leafwire_built: bool) -> Programs {
         let cli = match cli {
             _ if !leafwire_built => Err((Status::DidNotBuild, crate::LEAFWIRE_MISSING.to_string())),
-            None => Err((Status::DidNotBuild, "crates/leafwire-cli did not build (cargo build --release -p leafwire-cli)".to_string())),
+            None => Err((
+                Status::DidNotBuild,
+                "crates/leafwire-cli did not build (cargo build --release -p leafwire-cli)".to_string(),
+            )),
             Some(p) if p.is_file() => Ok(p),
-            Some(p) => Err((Status::DidNotBuild, format!("no binary at {} (bench/run builds it: cargo build --release -p leafwire-cli)", p.display()))),
+            Some(p) => Err((
+                Status::DidNotBuild,
+                format!("no binary at {} (bench/run builds it: cargo build --release -p leafwire-cli)", p.display()),
+            )),
         };
         let jq = on_path("jq").ok_or((Status::Skipped, "jq is not installed on this machine".to_string()));
         // The interpreter itself, not a version manager's shim, so that its start and
@@ -91,7 +97,11 @@ impl Programs {
             Ok(p) => format!("Python {}", version(p, &["-c", "import sys; print(sys.version.split()[0])"])),
             Err((_, why)) => why.clone(),
         };
-        peers.push(PeerInfo::new(PYTHON, "`json.load` then `json.dump(v, f, separators=(',', ':'))` (compact, as jq -c)", &py_note));
+        peers.push(PeerInfo::new(
+            PYTHON,
+            "`json.load` then `json.dump(v, f, separators=(',', ':'))` (compact, as jq -c)",
+            &py_note,
+        ));
         Programs { cli, jq, python, peers }
     }
 
@@ -110,8 +120,22 @@ impl Programs {
             cli("from-json", json, Output::Leafwire),
             cli("to-json", leafwire, Output::Json),
             cli("compact", leafwire, Output::Leafwire),
-            Tool { peer: JQ, op: "json → json", program: self.jq.clone(), args: vec![os("-c"), os("."), json.into()], stdout: true, output: Output::Json },
-            Tool { peer: PYTHON, op: "json → json", program: self.python.clone(), args: vec![os("-c"), os(PY_SCRIPT), json.into()], stdout: false, output: Output::Json },
+            Tool {
+                peer: JQ,
+                op: "json → json",
+                program: self.jq.clone(),
+                args: vec![os("-c"), os("."), json.into()],
+                stdout: true,
+                output: Output::Json,
+            },
+            Tool {
+                peer: PYTHON,
+                op: "json → json",
+                program: self.python.clone(),
+                args: vec![os("-c"), os(PY_SCRIPT), json.into()],
+                stdout: false,
+                output: Output::Json,
+            },
         ]
     }
 }
@@ -122,7 +146,10 @@ impl Tool {
     fn run(&self, exe: &Path, out: &Path) -> Result<Exited, Fail> {
         let program = self.program.as_ref().map_err(|(_, why)| Fail::Error(why.clone()))?;
         let mut cmd = Command::new(exe);
-        cmd.arg(CHILD_COMMAND).arg(if self.stdout { out.as_os_str() } else { "-".as_ref() }).arg(program).args(&self.args);
+        cmd.arg(CHILD_COMMAND)
+            .arg(if self.stdout { out.as_os_str() } else { "-".as_ref() })
+            .arg(program)
+            .args(&self.args);
         if !self.stdout {
             cmd.arg(out);
         }
@@ -151,7 +178,9 @@ pub fn child_main(args: &[String]) {
                 std::fs::File::create(stdout).map(|f| cmd.stdout(f))
             };
             match redirected.and_then(|cmd| run_measured(cmd)) {
-                Ok(e) => serde_json::json!({"ns": e.elapsed.as_nanos() as u64, "peak_rss": e.peak_rss, "success": e.success, "stderr": e.stderr}),
+                Ok(e) => {
+                    serde_json::json!({"ns": e.elapsed.as_nanos() as u64, "peak_rss": e.peak_rss, "success": e.success, "stderr": e.stderr})
+                }
                 Err(e) => serde_json::json!({"error": e.to_string()}),
             }
         }
@@ -163,17 +192,30 @@ pub fn child_main(args: &[String]) {
 fn spawn(cmd: &mut Command) -> Result<Exited, Fail> {
     let out = cmd.output().map_err(Fail::error)?;
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
-        Fail::Error(format!("files-child exited with {}: {e}; stderr: {}", out.status, String::from_utf8_lossy(&out.stderr)))
+        Fail::Error(format!(
+            "files-child exited with {}: {e}; stderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ))
     })?;
     if let Some(e) = line.get("error") {
         return Err(Fail::Error(e.as_str().unwrap_or("files-child failed").to_string()));
     }
-    let num = |k: &str| line.get(k).and_then(serde_json::Value::as_u64).ok_or_else(|| Fail::Error(format!("files-child reported no {k}")));
+    let num = |k: &str| {
+        line.get(k)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| Fail::Error(format!("files-child reported no {k}")))
+    };
     let stderr = line.get("stderr").and_then(serde_json::Value::as_str).unwrap_or("").to_string();
     if line.get("success") != Some(&serde_json::Value::Bool(true)) {
         return Err(Fail::Error(format!("exited with failure: {}", crate::harness::check::shorten(stderr.trim()))));
     }
-    Ok(Exited { success: true, elapsed: std::time::Duration::from_nanos(num("ns")?), peak_rss: num("peak_rss")?, stderr })
+    Ok(Exited {
+        success: true,
+        elapsed: std::time::Duration::from_nanos(num("ns")?),
+        peak_rss: num("peak_rss")?,
+        stderr,
+    })
 }
 
 /// Peak RSS that a run through `files-child` reports for `/bin/true`: the floor below
@@ -182,16 +224,31 @@ pub fn empty_run_peak_rss(exe: &Path) -> Option<u64> {
     spawn(Command::new(exe).args([CHILD_COMMAND, "-", "/bin/true"])).ok().map(|e| e.peak_rss)
 }
 
+/// What a dataset's command rows need besides the tools.
+pub struct RunSpec<'a> {
+    pub exe: &'a Path,
+    pub work: &'a Path,
+    pub reps: usize,
+    /// Judges an output file of the given kind.
+    pub check: &'a dyn Fn(Output, &Path) -> Result<(), Fail>,
+    /// A reason not to run a tool at all (its projected memory), if any.
+    pub skip: &'a dyn Fn(&Tool) -> Option<String>,
+}
+
 /// Checks each tool's output once (the untimed first run), then times `reps` runs of the
-/// tools that passed, round-robin. `check(output kind, file)` judges an output; outputs
-/// are deleted after every run.
-pub fn rows(ds: &str, tools: &[Tool], exe: &Path, work: &Path, reps: usize, check: &dyn Fn(Output, &Path) -> Result<(), Fail>) -> Vec<Row> {
+/// tools that passed, round-robin. Outputs are deleted after every run.
+pub fn rows(ds: &str, tools: &[Tool], spec: &RunSpec) -> Vec<Row> {
+    let RunSpec { exe, work, reps, check, skip } = *spec;
     let mut done = Vec::new();
     let mut todo: Vec<(usize, Row, Vec<Exited>)> = Vec::new();
     for (i, t) in tools.iter().enumerate() {
         let row = Row::new(ds, t.op, t.peer);
         if let Err((status, why)) = &t.program {
             done.push(row.status(*status, why.clone()));
+            continue;
+        }
+        if let Some(why) = skip(t) {
+            done.push(row.status(Status::Skipped, why));
             continue;
         }
         let out = output_path(work, t);
