@@ -20,7 +20,7 @@ from pathlib import Path
 
 import charts
 
-WORKLOADS = ["corpus", "kv", "graphql", "geojson", "workbook", "columns"]
+WORKLOADS = ["corpus", "kv", "graphql", "geojson", "workbook", "columns", "files"]
 CRATES = [
     "serde_json", "sonic-rs", "simd-json", "rmp-serde", "ciborium", "bson", "flexbuffers",
     "tree-buf", "prost", "apache-avro", "bincode", "postcard", "rkyv", "arrow-ipc",
@@ -195,10 +195,94 @@ def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
             out += [f"### {ds}", "", pivot(w, w.peers, w.ops(ds), lambda r, c, ds=ds: (ds, c, r), rss=True, row_title="peer"), ""]
         out += ["Peak RSS of a child that does nothing: " + ", ".join(
             f"{s['dataset']}: {fmt_bytes(s['empty_child_peak_rss'])}" for s in d["extra"]["scales"] if s.get("empty_child_peak_rss")) + ".", ""]
+    elif w.name == "files":
+        out += files_tables(w)
     if w.footnotes:
         out += [f"{i + 1}. {t}" for i, t in enumerate(w.footnotes)] + [""]
     out += [f"![{g}]({rel}/{g})" for g in graphs] + [""]
     out += [detail(w), ""]
+    return out
+
+
+# Issue #10's targets, shown beside the measurements (not measurements themselves).
+COMMIT_TARGET_BYTES = 64 * 1024
+COMMIT_TARGET_NS = 10e6
+SIZE_TARGET_RATIO = 1.1
+VALIDATE_TARGET_GBPS = 1.0
+
+
+def mark(ok: bool) -> str:
+    return "✓" if ok else "✗"
+
+
+def files_tables(w: Workload) -> list[str]:
+    d = w.data
+    extra = {x["dataset"]: x for x in d["extra"]["datasets"]}
+    target = d["extra"]["commits_target"]
+    out = ["### Commit of one 8-byte change", "",
+           f"Targets (issue #10): ≤ {COMMIT_TARGET_BYTES // 1024} KiB written and ≤ {fmt_ns(COMMIT_TARGET_NS)} per commit; "
+           f"file ≤ {SIZE_TARGET_RATIO}× canonical after {target:,} commits. Written = `wchar`; pages = `write_bytes`.", ""]
+    body = []
+    for ds in w.datasets():
+        row = w.by_key.get((ds, "commit", "leafwire"))
+        size_row = w.by_key.get((ds, "size after commits", "leafwire"))
+        c = (extra.get(ds) or {}).get("commits") or {}
+        if row is None or row["status"] != "ok" or not c:
+            body.append([ds, w.cell(row), "", "", "", "", ""])
+            continue
+        t = row["time"]
+        written = row["bytes"]
+        latency = f"{fmt_ns(t['median_ns'])} ({fmt_ns(t['min_ns'])} – {fmt_ns(t['max_ns'])}) {mark(t['median_ns'] <= COMMIT_TARGET_NS)}"
+        ratio = c["size_ratio"]
+        if c.get("stopped"):
+            projected = c.get("projected_ratio_at_target")
+            after = (f"{fmt_bytes(c['size_after'])} = {ratio:.3g}× after {c['commits']:,}; "
+                     f"projected {projected:.3g}× at {target:,} {mark(projected <= SIZE_TARGET_RATIO)}")
+        else:
+            after = f"{fmt_bytes(c['size_after'])} = {ratio:.3g}× {mark(ratio <= SIZE_TARGET_RATIO)}"
+        if size_row is not None and size_row["status"] != "ok":
+            after = w.cell(size_row)
+        body.append([ds, fmt_bytes(c["canonical_bytes"]), f"{c['commits']:,} ({c['timed_commits']:,} timed)", latency,
+                     f"{fmt_bytes(written)} {mark(written <= COMMIT_TARGET_BYTES)}", fmt_bytes(c["write_bytes"]["median"]), after])
+    out += [table(["dataset", "canonical file", "commits", "latency: median (min – max)", "written per commit",
+                   "pages per commit", "file after the commits ÷ canonical"], body), ""]
+
+    open_ops = [op for op in w.ops() if op.startswith(("open", "validate"))]
+    out += ["### Open for editing", "",
+            f"Throughput = file bytes ÷ median time; target for validation of an untrusted file ≥ {VALIDATE_TARGET_GBPS:g} GB/s.", ""]
+    body = []
+    for ds in w.datasets():
+        cells = [ds]
+        for op in open_ops:
+            row = w.by_key.get((ds, op, "leafwire"))
+            if row is None or row["status"] != "ok":
+                cells.append(w.cell(row))
+                continue
+            gbps = row["bytes"] / row["time"]["median_ns"]
+            cells.append(f"{fmt_ns(row['time']['median_ns'])}, {gbps:.3g} GB/s {mark(gbps >= VALIDATE_TARGET_GBPS)}")
+        body.append(cells)
+    out += [table(["dataset"] + [f"`{op}`" for op in open_ops], body), ""]
+
+    commands = list(dict.fromkeys((r["peer"], r["op"]) for r in w.rows if r["peer"] != "leafwire"))
+    out += ["### Whole-file commands (fresh process each)", "",
+            "Median time; peak RSS (median), and in parentheses peak RSS ÷ the output file's size "
+            "(issue #10's target for the Leafwire CLI: ≤ 1.5× plus a constant).", ""]
+    body = []
+    for peer, op in commands:
+        cells = [f"{peer} `{op}`"]
+        for ds in w.datasets():
+            row = w.by_key.get((ds, op, peer))
+            if row is None or row["status"] != "ok":
+                cells.append(w.cell(row))
+                continue
+            rss = row.get("peak_rss_bytes") or 0
+            ratio = f" ({rss / row['bytes']:.3g}×)" if row.get("bytes") else ""
+            cells.append(f"{fmt_ns(row['time']['median_ns'])}<br>RSS {fmt_bytes(rss)}{ratio}")
+        body.append(cells)
+    out += [table(["command"] + w.datasets(), body), ""]
+    floor = d["extra"].get("empty_run_peak_rss")
+    if floor:
+        out += [f"Peak RSS of an empty run (`/bin/true` through the same child): {fmt_bytes(floor)}.", ""]
     return out
 
 
@@ -207,26 +291,45 @@ def family(workload: str, op: str) -> str:
     return op.split("/")[0] if workload == "kv" else op
 
 
+def cases(w: Workload, against: set[str] | None = None) -> list[tuple[str, str, float, str]]:
+    """(op, Leafwire row, its median ÷ the best other peer's, that peer) for every dataset
+    and op where a Leafwire row and another peer (one of `against`, if given) both have a
+    number."""
+    names = set(w.data.get("leafwire", []))
+    if against is not None:
+        names |= set(w.peers) - set(against)
+    out = []
+    for (ds, op, peer), row in w.by_key.items():
+        if peer not in names or metric(row) is None:
+            continue
+        others = [(metric(r), r["peer"]) for (d2, o2, p2), r in w.by_key.items()
+                  if d2 == ds and o2 == op and p2 not in names and metric(r) is not None]
+        if others:
+            best, who = min(others)
+            out.append((op, peer, metric(row) / best, who))
+    return out
+
+
+def pooled(pairs: list[tuple[float, str]]) -> tuple[float, float, float, list[str]]:
+    """Geometric mean, min and max of the ratios, and the best peers, most frequent first."""
+    ratios = [r for r, _ in pairs]
+    gmean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    # Ties in name order: set order changes from process to process (string hashing).
+    winners = sorted({who for _, who in pairs}, key=lambda p: (-sum(1 for _, w2 in pairs if w2 == p), p))
+    return gmean, min(ratios), max(ratios), winners
+
+
 def summary(workloads: list[Workload]) -> list[str]:
     """Leafwire ÷ the best other peer, per workload and operation, over datasets."""
     body = []
     for w in workloads:
-        names = w.data.get("leafwire", [])
         groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
-        for (ds, op, peer), row in w.by_key.items():
-            if peer not in names or metric(row) is None:
-                continue
-            others = [(metric(r), r["peer"]) for (d2, o2, p2), r in w.by_key.items()
-                      if d2 == ds and o2 == op and p2 not in names and metric(r) is not None]
-            if others:
-                best, who = min(others)
-                groups.setdefault((family(w.name, op), peer), []).append((metric(row) / best, who))
+        for op, peer, ratio, who in cases(w):
+            groups.setdefault((family(w.name, op), peer), []).append((ratio, who))
         for (op, peer), pairs in groups.items():
-            ratios = [r for r, _ in pairs]
-            gmean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-            winners = sorted({who for _, who in pairs}, key=lambda p: -sum(1 for _, w2 in pairs if w2 == p))
-            body.append([w.name, op, peer, fmt_ratio(gmean), f"{fmt_ratio(min(ratios))} – {fmt_ratio(max(ratios))}",
-                         str(len(ratios)), ", ".join(winners[:3])])
+            gmean, lo, hi, winners = pooled(pairs)
+            body.append([w.name, op, peer, fmt_ratio(gmean), f"{fmt_ratio(lo)} – {fmt_ratio(hi)}",
+                         str(len(pairs)), ", ".join(winners[:3])])
     return ["## Summary", "",
             "Leafwire's median (time, or bytes for size) ÷ the best other peer's, per operation: geometric mean over "
             "the workload's datasets (and, for kv, over p and q). Below 1×: Leafwire is ahead.", "",
@@ -252,6 +355,13 @@ def machine_section(results: Path, bench: Path, workloads: list[Workload]) -> li
             f"run started {run.get('started', '?')}, mode **{run.get('mode', '?')}**",
             "- Timing: " + ", ".join(f"{w.name} {w.data['elapsed_s']:.0f}s" for w in workloads),
             ""]
+    for w in workloads:
+        own, wm = w.data.get("run") or {}, w.data.get("machine") or {}
+        if own and own.get("started") != run.get("started"):
+            where = "" if wm.get("cpu_model") == m.get("cpu_model") else f" on {wm.get('cpu_model', '?')}, Linux {wm.get('kernel', '?')}"
+            out += [f"- **{w.name}** is from a later run: `{own.get('command', '?')}`, Leafwire commit {own.get('git_commit', '?')}"
+                    f"{' (with uncommitted changes)' if own.get('git_dirty') else ''}, started {own.get('started', '?')}{where}."]
+    out += [""]
     if workloads:
         p = workloads[0].data["plan"]
         out += [f"- Plan `{p['name']}`: per case {p['warmup_ms']} ms warm-up, samples of ≈{p['target_sample_us']} µs, "

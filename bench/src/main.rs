@@ -8,6 +8,7 @@
 mod columns;
 mod corpus;
 mod data;
+mod files;
 mod harness;
 mod kv;
 mod trees;
@@ -26,7 +27,7 @@ pub struct Ctx {
     /// `--quick` only) the in-repository sample `tests/data/sample`, which has the same
     /// layout and file names.
     pub data_dir: PathBuf,
-    /// Scratch space for generated files (the columns workload).
+    /// Scratch space for generated files (the columns and files workloads).
     pub work_dir: PathBuf,
     /// This executable, for the columns workload's child processes.
     pub exe: PathBuf,
@@ -46,6 +47,7 @@ const WORKLOADS: &[(&str, fn(&Ctx) -> Report)] = &[
     ("geojson", trees::run_geojson),
     ("workbook", workbook::run),
     ("columns", columns::run),
+    ("files", files::run),
 ];
 
 fn usage() -> ! {
@@ -88,6 +90,10 @@ fn main() {
         }
         columns::CHILD_COMMAND => {
             columns::child_main(&args[1..]);
+            return;
+        }
+        files::CHILD_COMMAND => {
+            files::child_main(&args[1..]);
             return;
         }
         _ => {}

@@ -152,6 +152,10 @@ pub struct Report {
     pub extra: serde_json::Value,
     pub rows: Vec<Row>,
     pub elapsed_s: f64,
+    /// Where this workload ran: the results directory's machine.json may be another run's.
+    pub machine: super::sys::Machine,
+    /// bench/run's description of this run (`BENCH_RUN`: command, git commit, start).
+    pub run: serde_json::Value,
 }
 
 impl Report {
@@ -168,6 +172,8 @@ impl Report {
             extra: serde_json::Value::Null,
             rows: Vec::new(),
             elapsed_s: 0.0,
+            machine: super::sys::machine(),
+            run: std::env::var("BENCH_RUN").ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
         }
     }
 

@@ -54,3 +54,69 @@ pub fn machine() -> Machine {
         profile: env!("BENCH_PROFILE"),
     }
 }
+
+/// This process's I/O counters from /proc/self/io: `wchar` counts the bytes passed to
+/// write system calls (pwrite included), `write_bytes` the bytes the process caused to
+/// be sent to the storage layer (whole pages dirtied in the page cache).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProcIo {
+    pub wchar: u64,
+    pub write_bytes: u64,
+}
+
+pub fn proc_io() -> Option<ProcIo> {
+    let text = std::fs::read_to_string("/proc/self/io").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(':')?.trim().parse().ok())
+    };
+    Some(ProcIo { wchar: field("wchar")?, write_bytes: field("write_bytes")? })
+}
+
+/// A child process run to completion by [`run_measured`].
+pub struct Exited {
+    pub success: bool,
+    /// From just before spawning to the moment the child was reaped.
+    pub elapsed: std::time::Duration,
+    /// The child's peak resident set size (`ru_maxrss` of wait4), in bytes.
+    pub peak_rss: u64,
+    pub stderr: String,
+}
+
+/// Runs `cmd` as a fresh process (stderr captured) and reaps it with wait4, which
+/// returns the child's own resource usage: peak RSS for programs this harness does not
+/// build (the columns workload's children report their VmHWM themselves instead).
+pub fn run_measured(cmd: &mut std::process::Command) -> std::io::Result<Exited> {
+    use std::io::Read;
+    cmd.stderr(std::process::Stdio::piped());
+    let start = std::time::Instant::now();
+    let mut child = cmd.spawn()?;
+    let mut stderr = Vec::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        pipe.read_to_end(&mut stderr)?;
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; all-zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our own unreaped child; both pointers are valid for the call.
+        // `child` is not waited on afterwards (dropping a `Child` does not wait).
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+    let elapsed = start.elapsed();
+    drop(child);
+    Ok(Exited {
+        success: libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        elapsed,
+        // Linux reports ru_maxrss in kilobytes.
+        peak_rss: usage.ru_maxrss.max(0) as u64 * 1024,
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    })
+}
