@@ -4,8 +4,9 @@
 //! committed version it changed. A commit appends the new blocks, then a redo journal of
 //! those changed bytes, flushes, writes the inactive root record naming the journal,
 //! flushes, applies the journal in place, flushes, and finally writes a root record without
-//! the journal flag to the other slot. An 8-byte change writes a few hundred bytes,
-//! whatever the file's size.
+//! the journal flag to the other slot and flushes, which frees the journal's space. An
+//! 8-byte change writes a few hundred bytes, whatever the file's size, and leaves no
+//! garbage.
 
 use crate::format::sink::ByteSink;
 use std::fs::OpenOptions;
@@ -226,12 +227,17 @@ impl Editor {
         self.record.journal = false;
         self.record.write(&mut self.buf[at..at + RECORD_LEN]);
         let finished = self.record;
-        self.freeze(end, journal.len());
-        written?;
+        let journal_end = if journal.is_empty() { end } else { journal::position(end as u64) as usize + journal.len() };
+        self.file.as_mut().expect("a file editor").committed_end = end;
+        if let Err(err) = written {
+            self.keep_journal(journal_end);
+            return Err(err.into());
+        }
 
         // Durable from here on. (3) Apply the journal in place and flush, (4) say so with a
-        // record without the flag in the other slot; until (4) reaches the disk the journal
-        // is kept (the next commit appends after it), so a crash only means applying it again.
+        // record without the flag in the other slot, and flush: the journal is then free.
+        // Until (4) is on disk a crash means applying the journal again, so when (3) or (4)
+        // fails the journal is kept (the next commit appends after it, and frees it).
         self.start_generation();
         if journal.is_empty() {
             self.file.as_mut().expect("a file editor").changed = false;
@@ -242,15 +248,17 @@ impl Editor {
         if let Err(err) = applied {
             // The changes stay dirty: the next commit journals them again, in the record
             // slot after this one.
+            self.keep_journal(journal_end);
             return Err(Error::new(Category::Io, format!("the commit is durable, but applying its journal in place failed (redone at the next commit or open): {err}")));
         }
-        // Only the old journal's space is left to free.
-        fs.dirty.retain(|&(start, _)| start >= end);
         let at = self.record_at;
         let clean = RootRecord { generation: self.record.generation, ..finished };
         clean.write(&mut self.buf[at..at + RECORD_LEN]);
-        if let Err(err) = fs.io.write_at(at as u64, &self.buf[at..at + RECORD_LEN]) {
+        let cleared = fs.io.write_at(at as u64, &self.buf[at..at + RECORD_LEN]).and_then(|()| fs.io.sync_data());
+        fs.dirty.clear();
+        if let Err(err) = cleared {
             // The next commit writes this slot again; the journal's record stays the durable one.
+            self.keep_journal(journal_end);
             return Err(Error::new(Category::Io, format!("the commit is durable and applied, but clearing its journal flag failed (done at the next commit): {err}")));
         }
         fs.changed = false;
@@ -258,22 +266,13 @@ impl Editor {
         Ok(())
     }
 
-    /// After a root record naming `end` was issued: every byte up to `end` and the
-    /// journal after it is frozen, and the journal's space becomes (zeroed) garbage of the
-    /// next version, freed by the next commit's journal.
-    fn freeze(&mut self, end: usize, journal_len: usize) {
-        let journal_end = if journal_len == 0 { end } else { journal::position(end as u64) as usize + journal_len };
-        let fs = self.file.as_mut().expect("a file editor");
-        fs.committed_end = end;
-        if journal_end > end {
-            self.keep_journal(journal_end);
-        }
-    }
-
     /// Extends the bytes to `journal_end` with zeros, counted as garbage and dirty: the file
     /// holds a journal there that the next version no longer needs.
     fn keep_journal(&mut self, journal_end: usize) {
         let end = self.buf.len();
+        if journal_end <= end {
+            return;
+        }
         self.buf.resize(journal_end, 0);
         self.record.garbage += (journal_end - end) as u64;
         let fs = self.file.as_mut().expect("a file editor");
