@@ -247,9 +247,10 @@ def files_tables(w: Workload) -> list[str]:
     out += [table(["dataset", "canonical file", "commits", "latency: median (min – max)", "written per commit",
                    "pages per commit", "file after the commits ÷ canonical"], body), ""]
 
-    open_ops = [op for op in w.ops() if op.startswith(("open", "validate"))]
+    open_ops = [op for op in w.ops() if op.startswith(("open", "map", "validate"))]
     out += ["### Open for editing", "",
-            f"Throughput = file bytes ÷ median time; target for validation of an untrusted file ≥ {VALIDATE_TARGET_GBPS:g} GB/s.", ""]
+            f"Throughput = file bytes ÷ median time; targets: validation of an untrusted file ≥ {VALIDATE_TARGET_GBPS:g} GB/s, "
+            "a trusted open ≤ 1 ms.", ""]
     body = []
     for ds in w.datasets():
         cells = [ds]
@@ -259,7 +260,8 @@ def files_tables(w: Workload) -> list[str]:
                 cells.append(w.cell(row))
                 continue
             gbps = row["bytes"] / row["time"]["median_ns"]
-            cells.append(f"{fmt_ns(row['time']['median_ns'])}, {gbps:.3g} GB/s {mark(gbps >= VALIDATE_TARGET_GBPS)}")
+            met = row["time"]["median_ns"] <= 1e6 if "trusted:" in op and "untrusted" not in op else gbps >= VALIDATE_TARGET_GBPS
+            cells.append(f"{fmt_ns(row['time']['median_ns'])}, {gbps:.3g} GB/s {mark(met)}")
         body.append(cells)
     out += [table(["dataset"] + [f"`{op}`" for op in open_ops], body), ""]
 
