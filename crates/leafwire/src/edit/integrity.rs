@@ -57,9 +57,11 @@ impl Editor {
             .collect();
         pages.sort_unstable();
         pages.dedup();
-        let count_at = table.at + 4;
-        self.touch_journal(count_at, 4);
-        integrity::set_count(&mut self.buf, &mut table, integrity::pages(end));
+        if table.count != integrity::pages(end) {
+            // Written only when it changes: each field written is a page for the commit to flush.
+            self.touch_journal(table.at + 4, 4);
+            integrity::set_count(&mut self.buf, &mut table, integrity::pages(end));
+        }
         for &page in &pages {
             self.touch_journal(table.entry_at(page), 4);
         }
