@@ -43,14 +43,14 @@ impl Blocks {
     }
 
     /// Records the block `start..end`.
-    #[inline]
+    #[inline(always)]
     pub fn claim(&mut self, start: u64, end: u64) -> Result<()> {
         match self {
             Blocks::Bitmap { words } => {
                 if mark(words, start as usize, end as usize) {
                     Ok(())
                 } else {
-                    Err(Error::malformed(start, CONFLICT))
+                    Err(conflict(start))
                 }
             }
             Blocks::Exact { ranges, .. } => {
@@ -73,9 +73,14 @@ impl Blocks {
     }
 }
 
+#[cold]
+fn conflict(start: u64) -> Error {
+    Error::malformed(start, CONFLICT)
+}
+
 /// Sets the bits of `start..end`; false if one was set already (the bits are then left
 /// partly set, which no longer matters: the fast way stops at the first conflict).
-#[inline]
+#[inline(always)]
 fn mark(words: &mut [u64], start: usize, end: usize) -> bool {
     if start >= end {
         return true;

@@ -148,12 +148,7 @@ impl<'a> Validator<'a> {
     fn value(&mut self, t: u8, payload: u64, depth: usize) -> Result<()> {
         self.stats.max_depth = self.stats.max_depth.max(depth);
         match t {
-            tag::STRING => {
-                let bytes = self.data(payload)?;
-                utf8(bytes).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))?;
-                self.stats.strings += 1;
-                Ok(())
-            }
+            tag::STRING => self.string(payload),
             tag::BYTES => {
                 self.data(payload)?;
                 Ok(())
@@ -302,6 +297,13 @@ impl<'a> Validator<'a> {
                 }
             }
         }
+        Ok(())
+    }
+
+    fn string(&mut self, offset: u64) -> Result<()> {
+        let bytes = self.data(offset)?;
+        utf8(bytes).ok_or_else(|| Error::malformed(offset, "string is not valid UTF-8"))?;
+        self.stats.strings += 1;
         Ok(())
     }
 
