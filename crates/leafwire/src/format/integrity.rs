@@ -65,7 +65,7 @@ pub fn parse(buf: &[u8], end: usize) -> Result<Table> {
         return Err(bad(locator_at, "the locator that ends the document is damaged"));
     }
     let at = u64::from_le_bytes(locator[..8].try_into().unwrap());
-    let at = usize::try_from(at).ok().filter(|&a| a >= HEADER_LEN && a % 8 == 0 && a + TABLE_HEADER <= locator_at).ok_or_else(|| bad(locator_at, "the table offset is outside the document or unaligned"))?;
+    let at = usize::try_from(at).ok().filter(|&a| a >= HEADER_LEN && a % 8 == 0 && a.checked_add(TABLE_HEADER).is_some_and(|t| t <= locator_at)).ok_or_else(|| bad(locator_at, "the table offset is outside the document or unaligned"))?;
     let field = |i: usize| u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap()) as usize;
     let (shift, count, capacity) = (field(0), field(1), field(2));
     if shift != PAGE_SHIFT as usize || field(3) != 0 {
@@ -209,7 +209,7 @@ impl<W: std::io::Write> Sealer<W> {
     fn rewrite_head(&mut self) -> std::io::Result<()> {
         let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("page checksums: {what}"));
         let (mut record, at) = active_record_of_header(&self.head).ok_or_else(|| bad("the header is not a canonical one"))?;
-        self.canonical_end = usize::try_from(record.end).map_err(|_| bad("document too large"))?;
+        self.canonical_end = usize::try_from(record.end).ok().filter(|&e| e < 1 << 60).ok_or_else(|| bad("document too large"))?;
         self.capacity = capacity_for(self.canonical_end, 0);
         let end = align(self.canonical_end, 8) + TABLE_HEADER + 4 * self.capacity + LOCATOR_LEN;
         let flags = u16::from_le_bytes([self.head[10], self.head[11]]) | FLAG;
