@@ -297,3 +297,69 @@ fn deep_options() {
     let validated = leafwire::validate_with(&bytes, &leafwire::ValidateOptions { max_depth: 400 }).unwrap();
     assert_eq!(validated.max_depth, 300);
 }
+
+/// A small deterministic generator for the tests below.
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Record A rewritten with `flags` (byte 41) and its CRC recomputed, so that a reader
+/// trusts the record and goes on to what the flag names.
+fn with_record_flags(doc: &[u8], flags: u8) -> Vec<u8> {
+    let mut doc = doc.to_vec();
+    doc[16 + 41] = flags;
+    let crc = crc32fast::hash(&doc[16..16 + 44]);
+    doc[16 + 44..16 + 48].copy_from_slice(&crc.to_le_bytes());
+    doc
+}
+
+/// Journals (spec §8.5) and page checksums (spec §2.3) of any shape: a record that names a
+/// journal followed by random, truncated or half-valid bytes, and documents whose locator
+/// and table are damaged, go through every reader that finishes or checks them: errors,
+/// never a panic or an allocation the bytes do not justify.
+#[test]
+fn damaged_journals_and_checksum_tables_are_errors() {
+    let mut state = 0x5EED_1234_u64;
+    let mut tried = 0;
+    for doc in samples() {
+        let journaled = with_record_flags(&doc, 1);
+        for len in [0usize, 1, 8, 31, 32, 33, 48, 64, 200] {
+            for round in 0..40 {
+                let mut bytes = journaled.clone();
+                bytes.resize(leafwire::format::align(bytes.len(), 8), 0);
+                let start = bytes.len();
+                bytes.extend((0..len).map(|_| next(&mut state) as u8));
+                if round % 2 == 0 && len >= 32 {
+                    // A believable header: the magic, the generation, a body length.
+                    bytes[start..start + 8].copy_from_slice(b"LWJOURNL");
+                    bytes[start + 8..start + 16].copy_from_slice(&1u64.to_le_bytes());
+                    let body = next(&mut state) % 300;
+                    bytes[start + 16..start + 24].copy_from_slice(&body.to_le_bytes());
+                }
+                let mut owned = bytes.clone();
+                let _ = leafwire::finish_interrupted_commit(&mut owned);
+                let _ = leafwire::Editor::new(bytes.clone());
+                exercise(&bytes);
+                tried += 1;
+            }
+        }
+        let mut sealed = doc.clone();
+        leafwire::add_checksums(&mut sealed).unwrap();
+        leafwire::validate(&sealed).unwrap();
+        for round in 0..400 {
+            let mut bytes = sealed.clone();
+            // Damage the locator or the table, where the checksums' own geometry lives.
+            let tail = bytes.len() - 16 - (next(&mut state) as usize % 48).min(bytes.len() - 128);
+            let at = tail + next(&mut state) as usize % (bytes.len() - tail);
+            bytes[at] ^= 1 << (round % 8);
+            assert!(leafwire::validate(&bytes).is_err(), "a flipped bit at {at} was not found");
+            let _ = leafwire::Editor::new(bytes.clone());
+            exercise(&bytes);
+            tried += 1;
+        }
+    }
+    eprintln!("{tried} damaged journals and checksum tables");
+}
