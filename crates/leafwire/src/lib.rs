@@ -47,7 +47,7 @@ pub use file::{AlignedBytes, MappedFile};
 pub use format::header::RootRecord;
 pub use format::{ElementType, DEFAULT_MAX_DEPTH};
 pub use recode::recode_to_writer;
-pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, TypedRef};
+pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, Pointer, TypedRef};
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
 

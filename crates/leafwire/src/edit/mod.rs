@@ -306,7 +306,7 @@ impl Editor {
             return Err(wrong_kind("an array", ptag, ppay));
         }
         let count = self.geometry(ppay as usize, ptag)?.count;
-        let index = if *last == "-" { count } else { array_index(last).filter(|&i| i <= count).ok_or_else(|| missing("array index out of range"))? };
+        let index = if *last == "-" { count } else { array_index(last.as_bytes()).filter(|&i| i <= count).ok_or_else(|| missing("array index out of range"))? };
         check_value(value, chain.len() + 1)?;
         let (t, p) = self.write_value(value)?;
         self.insert_child(&chain, Step { pos: ppay as usize, tag: ptag, index }, 0, t, p)?;
@@ -436,7 +436,7 @@ impl Editor {
                 if token == "-" {
                     return Ok(Target::New(NewKey::Array));
                 }
-                match array_index(token) {
+                match array_index(token.as_bytes()) {
                     Some(i) if i < c.count => existing(i),
                     Some(i) if i == c.count => Ok(Target::New(NewKey::Array)),
                     _ => Err(missing(&format!("no element \"{token}\" in an array of {}", c.count))),

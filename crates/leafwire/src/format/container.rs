@@ -68,10 +68,16 @@ impl Geometry {
     pub fn parse(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
         if offset >= HEADER_LEN as u64 && offset < (buf.len() as u64).saturating_sub(1) {
             let pos = offset as usize;
-            let (layout_byte, count) = (buf[pos], buf[pos + 1] as usize);
-            if count < 0x80 && layout_byte & bits::HAS_CAPACITY == 0 && layout_byte_fits(layout_byte, t) {
+            let (layout_byte, first) = (buf[pos], buf[pos + 1] as usize);
+            // A count of one varint byte, or of two (arrays of up to 16,383: common).
+            let (count, header_len) = match buf.get(pos + 2) {
+                _ if first < 0x80 => (first, 2),
+                Some(&second) if second < 0x80 => (first & 0x7F | (second as usize) << 7, 3),
+                _ => (usize::MAX, 0),
+            };
+            if header_len != 0 && layout_byte & bits::HAS_CAPACITY == 0 && layout_byte_fits(layout_byte, t) {
                 let shape = Shape::from_layout_byte(layout_byte, t, count, None);
-                if let Some(g) = shape.checked_geometry(pos, 2).filter(|g| g.end <= buf.len()) {
+                if let Some(g) = shape.checked_geometry(pos, header_len).filter(|g| g.end <= buf.len()) {
                     return Ok(g);
                 }
             }
@@ -173,8 +179,14 @@ impl Geometry {
     #[inline(always)]
     pub fn find(&self, buf: &[u8], key: u64, hash: u64) -> Result<Option<usize>> {
         if !self.has_index() {
-            if self.key_width == 1 && self.tag == tag::OBJECT {
-                return Ok(buf[self.keys_at..self.keys_at + self.count].iter().position(|&k| k as u64 == key));
+            if self.tag == tag::OBJECT {
+                // Key ids are unsigned: compare them in their stored width, no per-key match.
+                let keys = &buf[self.keys_at..self.keys_at + self.count * self.key_width as usize];
+                return Ok(match self.key_width {
+                    1 => keys.iter().position(|&k| k as u64 == key),
+                    2 => keys.chunks_exact(2).position(|k| u16::from_le_bytes([k[0], k[1]]) as u64 == key),
+                    _ => keys.chunks_exact(4).position(|k| u32::from_le_bytes([k[0], k[1], k[2], k[3]]) as u64 == key),
+                });
             }
             return Ok((0..self.count).find(|&i| self.key(buf, i) == key));
         }

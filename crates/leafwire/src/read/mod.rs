@@ -8,9 +8,10 @@
 
 mod iter;
 mod lookup;
+mod pointer;
 pub(crate) mod typed;
 
-use crate::error::{Category, Error, Result};
+use crate::error::{Error, Result};
 use crate::format::container::Geometry;
 use crate::format::data::{self, utf8};
 use crate::format::dictionary::Dict;
@@ -20,6 +21,8 @@ use crate::format::budget::Budget;
 use crate::format::{is_bignum_text, tag};
 use crate::value::{Kind, Value};
 pub use iter::{Children, Entries, IntEntries, ObjectView};
+pub use pointer::Pointer;
+pub(crate) use pointer::array_index;
 pub use typed::{Element, TypedRef};
 
 /// An open Leafwire document over borrowed bytes. Opening costs O(1).
@@ -56,6 +59,11 @@ impl<'a> Document<'a> {
     /// The value at a JSON Pointer (RFC 6901), `""` being the root.
     pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
         self.root().pointer(pointer)
+    }
+
+    /// The value at a prepared pointer: its tokens were parsed and hashed once.
+    pub fn resolve(&self, pointer: &Pointer) -> Result<Node<'a>> {
+        self.root().resolve(pointer)
     }
 
     /// The active root record: generation, end, garbage count.
@@ -219,61 +227,6 @@ impl<'a> Node<'a> {
         })
     }
 
-    /// Resolves a JSON Pointer (RFC 6901) relative to this node.
-    pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
-        let bytes = pointer.as_bytes();
-        if bytes.is_empty() {
-            return Ok(*self);
-        }
-        if bytes[0] != b'/' {
-            return Err(Error::new(Category::NotFound, "a JSON Pointer must be empty or start with '/'").with_path(pointer));
-        }
-        // The hot loop works on bare (tag, payload) pairs for object and array steps, and
-        // builds a full node only for the rarer kinds. One pass over the bytes: short
-        // tokens make a byte loop beat memchr.
-        let (mut tag, mut payload) = (self.tag, self.payload);
-        let mut node = *self;
-        let mut start = 1;
-        loop {
-            let mut end = start;
-            let mut escaped = false;
-            while end < bytes.len() && bytes[end] != b'/' {
-                escaped |= bytes[end] == b'~';
-                end += 1;
-            }
-            let token = &pointer[start..end];
-            let found = match (tag, escaped) {
-                (tag::OBJECT, false) => lookup::object_child(self.buf, &self.dict, payload, token.as_bytes()),
-                (tag::ARRAY, false) => parse_index(token).and_then(|i| lookup::array_child(self.buf, payload, i)),
-                _ => {
-                    node = Node { tag, payload, ..node };
-                    let next = if escaped { unescape_token(token).and_then(|t| node.step(&t)) } else { node.step(token) };
-                    next.map(|n| {
-                        node = n;
-                        (n.tag, n.payload)
-                    })
-                }
-            };
-            (tag, payload) = found.map_err(|e| e.with_path(pointer))?;
-            if end == bytes.len() {
-                return Ok(if node.tag == tag && node.payload == payload { node } else { Node { tag, payload, level: 0, start: 0, ..*self } });
-            }
-            start = end + 1;
-        }
-    }
-
-    fn step(&self, token: &str) -> Result<Node<'a>> {
-        match self.tag {
-            tag::OBJECT => self.get(token),
-            tag::INTMAP => {
-                let key = token.parse::<i64>().map_err(|_| Error::not_found(format!("\"{token}\" is not an integer key")))?;
-                self.get_int(key)
-            }
-            tag::ARRAY | tag::TYPED => self.at(parse_index(token)?),
-            _ => Err(Error::not_found(format!("cannot step into {} with \"{token}\"", self.kind()))),
-        }
-    }
-
     pub fn is_null(&self) -> bool {
         self.tag == tag::NULL
     }
@@ -401,33 +354,3 @@ impl<'a> Node<'a> {
         self.dict.key_str(self.buf, id)
     }
 }
-
-/// An array index token (RFC 6901): decimal digits, no leading zero, at most 19 digits
-/// (so the value fits without overflow). The one parser of the rule: the editor uses it too.
-pub(crate) fn array_index(token: &str) -> Option<usize> {
-    let b = token.as_bytes();
-    let valid = !b.is_empty() && b.len() <= 19 && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);
-    valid.then(|| b.iter().fold(0usize, |acc, &d| acc * 10 + (d - b'0') as usize))
-}
-
-fn parse_index(token: &str) -> Result<usize> {
-    array_index(token).ok_or_else(|| Error::not_found(format!("\"{token}\" is not an array index")))
-}
-
-fn unescape_token(token: &str) -> Result<String> {
-    let mut out = String::with_capacity(token.len());
-    let mut chars = token.chars();
-    while let Some(c) = chars.next() {
-        if c != '~' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('0') => out.push('~'),
-            Some('1') => out.push('/'),
-            _ => return Err(Error::not_found(format!("invalid escape in JSON Pointer token \"{token}\""))),
-        }
-    }
-    Ok(out)
-}
-
