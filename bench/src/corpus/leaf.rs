@@ -70,3 +70,60 @@ impl CorpusPeer for Leafwire {
         })
     }
 }
+
+/// The same library read the fastest ways it offers: a whole decode into the borrowed
+/// `ValueRef` (strings, keys and typed arrays point into the bytes), and lookups through a
+/// prepared `Pointer` (parsed and hashed once, outside the clock, then resolved against
+/// the bytes on every call: `Document::open` + `resolve`).
+pub struct LeafwireBorrowed;
+
+thread_local! {
+    /// The prepared pointer of the path being timed (the harness passes the path's text).
+    static PREPARED: std::cell::RefCell<Option<leafwire::Pointer>> = const { std::cell::RefCell::new(None) };
+}
+
+impl CorpusPeer for LeafwireBorrowed {
+    const NAME: &'static str = "leafwire (borrowed)";
+    const API: &'static str = "decode_borrowed (ValueRef); lookup: Document::open + resolve(prepared Pointer)";
+    const NOTE: &'static str = "decode and lookup only; the Pointer is parsed once, outside the clock";
+    const LAZY: bool = true;
+    const ONLY: Option<&'static [&'static str]> = Some(&["decode", "lookup"]);
+    type Value = leafwire::Value;
+    type Decoded<'a> = leafwire::ValueRef<'a>;
+
+    fn value_from_text(text: &[u8]) -> Result<leafwire::Value, Fail> {
+        Leafwire::value_from_text(text)
+    }
+
+    fn value_to_json(v: &leafwire::Value) -> Result<Value, Fail> {
+        Leafwire::value_to_json(v)
+    }
+
+    fn encode(v: &leafwire::Value) -> Result<Vec<u8>, Fail> {
+        Leafwire::encode(v)
+    }
+
+    fn decode(bytes: &mut [u8]) -> Result<leafwire::ValueRef<'_>, Fail> {
+        leafwire::decode_borrowed(bytes).map_err(Fail::error)
+    }
+
+    fn decoded_to_json(d: &leafwire::ValueRef<'_>) -> Result<Value, Fail> {
+        serde_json::to_value(d).map_err(Fail::error)
+    }
+
+    fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {
+        Leafwire::from_json_text(text)
+    }
+
+    fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
+        let bytes: &'a [u8] = bytes;
+        let node = PREPARED.with_borrow_mut(|prepared| {
+            if prepared.as_ref().is_none_or(|p| p.as_str() != path.pointer) {
+                *prepared = Some(leafwire::Pointer::parse(&path.pointer).map_err(Fail::error)?);
+            }
+            let pointer = prepared.as_ref().expect("just set");
+            Document::open(bytes).map_err(Fail::error)?.resolve(pointer).map_err(Fail::error)
+        })?;
+        scalar(&node, &path.pointer)
+    }
+}

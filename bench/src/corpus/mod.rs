@@ -61,6 +61,8 @@ const PEERS: &[Entry] = &[
     entry::<flexbuf::Flexbuffers>(),
     #[cfg(feature = "leafwire")]
     entry::<leaf::Leafwire>(),
+    #[cfg(feature = "leafwire")]
+    entry::<leaf::LeafwireBorrowed>(),
 ];
 
 /// Type each pointer token by the container it indexes in `reference`.
@@ -116,7 +118,7 @@ pub fn run(ctx: &Ctx) -> Report {
         &ctx.plan,
         serdejson::SerdeJson::NAME,
     );
-    report.leafwire = vec!["leafwire".into()];
+    report.leafwire = vec!["leafwire".into(), "leafwire (borrowed)".into()];
     report.peers = PEERS.iter().map(|e| (e.info)()).collect();
     if !cfg!(feature = "leafwire") {
         report.peers.push(crate::leafwire_missing());

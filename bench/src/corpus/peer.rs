@@ -33,6 +33,10 @@ pub trait CorpusPeer {
     /// `decode` and `lookup` overwrite their input (simd-json parses in place),
     /// so each timed call gets a fresh copy, made outside the clock.
     const MUTATES_INPUT: bool = false;
+    /// The operations this row measures, when not all of them (a second way of the same
+    /// library to decode or look up: its size, encode and from_json would repeat the
+    /// first row's).
+    const ONLY: Option<&'static [&'static str]> = None;
 
     /// The peer's in-memory dynamic value.
     type Value;
@@ -80,7 +84,8 @@ fn roundtrip_check<P: CorpusPeer>(bytes: &[u8], reference: &Value) -> Result<(),
 }
 
 /// Check, then queue for timing, every corpus operation of peer `P`.
-pub fn run_peer<'a, P: CorpusPeer + 'static>(ds: &'a Dataset, s: &mut Session<'a>) {
+pub fn run_peer<'a, P: CorpusPeer + 'static>(ds: &'a Dataset, session: &mut Session<'a>) {
+    let s = &mut Only { session, ops: P::ONLY };
     let row = |op: &str| Row::new(&ds.name, op, P::NAME);
     let value = P::value_from_text(&ds.text).and_then(|v| {
         json_eq(&ds.reference, &P::value_to_json(&v)?).map_err(|f| match f {
@@ -132,6 +137,30 @@ pub fn run_peer<'a, P: CorpusPeer + 'static>(ds: &'a Dataset, s: &mut Session<'a
     match looked_up {
         Ok(bytes) => s.checked(lookup_row, Ok(()), || lookup_case::<P>(bytes, &ds.path)),
         Err(fail) => s.push(lookup_row.failed(fail)),
+    }
+}
+
+/// The session, keeping only the rows of the operations a peer measures.
+struct Only<'s, 'a> {
+    session: &'s mut Session<'a>,
+    ops: Option<&'static [&'static str]>,
+}
+
+impl<'a> Only<'_, 'a> {
+    fn wanted(&self, row: &Row) -> bool {
+        self.ops.is_none_or(|ops| ops.contains(&row.op.as_str()))
+    }
+
+    fn push(&mut self, row: Row) {
+        if self.wanted(&row) {
+            self.session.push(row);
+        }
+    }
+
+    fn checked(&mut self, row: Row, check: Result<(), Fail>, case: impl FnOnce() -> Case<'a>) {
+        if self.wanted(&row) {
+            self.session.checked(row, check, case);
+        }
     }
 }
 

@@ -1,12 +1,24 @@
-//! Full decoding: a `Node` and everything under it into an owned `Value`.
+//! Full decoding: a `Node` and everything under it into a tree — the owned `Value`, or the
+//! borrowed `ValueRef` whose strings, keys and typed arrays point into the document.
+//!
+//! One walker serves both. It reads each container's header once and then its tags and
+//! slots directly, resolves a key id to its text once per document (the first time it is
+//! met), and charges the document's `Budget` per block so that a crafted document whose
+//! containers share children cannot make decoding exponential.
+
+use rustc_hash::FxHashSet;
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
-use crate::format::{tag, DEFAULT_MAX_DEPTH};
-use crate::read::Node;
+use crate::format::container::Geometry;
+use crate::format::data::{self, utf8};
+use crate::format::typed::TypedHeader;
+use crate::format::{is_bignum_text, tag, DEFAULT_MAX_DEPTH};
+use crate::read::{Node, TypedRef};
 use crate::value::{IntMap, Map, Value};
+use crate::value_ref::ValueRef;
 
-impl Node<'_> {
+impl<'a> Node<'a> {
     /// Decodes this value and everything under it (nesting up to `DEFAULT_MAX_DEPTH`).
     pub fn to_value(&self) -> Result<Value> {
         self.to_value_with(DEFAULT_MAX_DEPTH)
@@ -14,59 +26,261 @@ impl Node<'_> {
 
     /// Decodes this value and everything under it, accepting nesting up to `max_depth`.
     pub fn to_value_with(&self, max_depth: usize) -> Result<Value> {
-        node_to_value(self, max_depth, max_depth, &Budget::for_document(self.buf().len()))
+        self.decode_tree(max_depth)
+    }
+
+    /// Decodes this value and everything under it into a tree that borrows its strings,
+    /// keys, bytes and typed arrays from the document (nesting up to `DEFAULT_MAX_DEPTH`).
+    pub fn to_value_ref(&self) -> Result<ValueRef<'a>> {
+        self.to_value_ref_with(DEFAULT_MAX_DEPTH)
+    }
+
+    /// As [`Node::to_value_ref`], accepting nesting up to `max_depth`.
+    pub fn to_value_ref_with(&self, max_depth: usize) -> Result<ValueRef<'a>> {
+        self.decode_tree(max_depth)
+    }
+
+    fn decode_tree<T: Tree<'a>>(&self, max_depth: usize) -> Result<T> {
+        let budget = Budget::for_document(self.buf().len());
+        let mut walk = Walk { node: *self, keys: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
+        if self.tag() == tag::TYPED {
+            // Possibly a row of a higher-rank array: the node knows its level and start.
+            let typed = self.typed()?;
+            budget.charge(self.visit_cost(), self.offset())?;
+            return Ok(T::typed(typed));
+        }
+        walk.value(self.tag(), self.payload(), max_depth)
     }
 }
 
 /// Counts come from the document: reserve at most this much up front, grow past it.
 const PREALLOCATE_LIMIT: usize = 1 << 16;
 
-pub(crate) fn node_to_value(node: &Node<'_>, depth_left: usize, limit: usize, budget: &Budget) -> Result<Value> {
-    budget.charge(node.visit_cost(), node.offset())?;
-    Ok(match node.kind() {
-        crate::Kind::Null => Value::Null,
-        crate::Kind::Bool => Value::Bool(node.as_bool()?),
-        crate::Kind::Int => Value::Int(node.as_i64()?),
-        crate::Kind::UInt => Value::from_u64(node.as_u64()?),
-        crate::Kind::F64 => Value::F64(node.as_f64()?),
-        crate::Kind::F32 => Value::F32(node.as_f32()?),
-        crate::Kind::String => Value::String(node.as_str()?.to_owned()),
-        crate::Kind::Bytes => Value::Bytes(node.as_bytes()?.to_vec()),
-        crate::Kind::BigNum => Value::BigNum(node.as_bignum()?.to_owned()),
-        crate::Kind::TypedArray => Value::Typed(node.typed()?.to_typed_array()),
-        kind => {
-            let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(limit).at(node.offset()))?;
-            let c = node.container()?;
-            match kind {
-                crate::Kind::Array => {
-                    let mut out = Vec::with_capacity(c.count.min(PREALLOCATE_LIMIT));
-                    for child in node.iter()? {
-                        out.push(node_to_value(&child?, depth_left, limit, budget)?);
-                    }
-                    Value::Array(out)
-                }
-                crate::Kind::Object => {
-                    let mut map = Map::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
-                    for entry in node.entries()? {
-                        let (key, child) = entry?;
-                        if map.insert(key.to_owned(), node_to_value(&child, depth_left, limit, budget)?).is_some() {
-                            return Err(Error::malformed(node.offset(), format!("duplicate key \"{key}\" in object")));
-                        }
-                    }
-                    Value::Object(map)
-                }
-                _ => {
-                    debug_assert_eq!(c.tag, tag::INTMAP);
-                    let mut map = IntMap::with_capacity_and_hasher(c.count.min(PREALLOCATE_LIMIT), Default::default());
-                    for entry in node.int_entries()? {
-                        let (key, child) = entry?;
-                        if map.insert(key, node_to_value(&child, depth_left, limit, budget)?).is_some() {
-                            return Err(Error::malformed(node.offset(), format!("duplicate key {key} in intmap")));
-                        }
-                    }
-                    Value::IntMap(map)
+/// What a decoded tree is made of; the walker builds any tree that implements it.
+pub(crate) trait Tree<'a>: Sized {
+    type Object;
+    type IntMap;
+
+    fn null() -> Self;
+    fn bool(v: bool) -> Self;
+    fn int(v: i64) -> Self;
+    fn uint(v: u64) -> Self;
+    fn f64(v: f64) -> Self;
+    fn f32(v: f32) -> Self;
+    fn string(s: &'a str) -> Self;
+    fn bytes(b: &'a [u8]) -> Self;
+    fn bignum(digits: &'a str) -> Self;
+    fn typed(t: TypedRef<'a>) -> Self;
+    fn array(items: Vec<Self>) -> Self;
+
+    /// Objects and intmaps are built entry by entry; the walker has already refused a
+    /// repeated key.
+    fn object_with_capacity(n: usize) -> Self::Object;
+    fn object_insert(o: &mut Self::Object, key: &'a str, value: Self);
+    fn object(o: Self::Object) -> Self;
+
+    fn intmap_with_capacity(n: usize) -> Self::IntMap;
+    fn intmap_insert(m: &mut Self::IntMap, key: i64, value: Self);
+    fn intmap(m: Self::IntMap) -> Self;
+}
+
+struct Walk<'a, 'b> {
+    node: Node<'a>,
+    /// Key texts by id, resolved (and checked for UTF-8) the first time each is met.
+    keys: Vec<KeySlot<'a>>,
+    /// Numbers the objects as they are entered, for `check_distinct_keys`.
+    serial: u64,
+    budget: &'b Budget,
+    limit: usize,
+}
+
+#[derive(Clone, Copy)]
+struct KeySlot<'a> {
+    text: Option<&'a str>,
+    serial: u64,
+}
+
+
+
+impl<'a> Walk<'a, '_> {
+    #[inline]
+    fn buf(&self) -> &'a [u8] {
+        self.node.buf()
+    }
+
+    fn value<T: Tree<'a>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
+        Ok(match t {
+            tag::NULL => T::null(),
+            tag::FALSE => T::bool(false),
+            tag::TRUE => T::bool(true),
+            tag::INT => T::int(payload as i64),
+            tag::UINT if payload <= i64::MAX as u64 => T::int(payload as i64),
+            tag::UINT => T::uint(payload),
+            tag::F64 => T::f64(f64::from_bits(payload)),
+            tag::F32 => T::f32(f32::from_bits(payload as u32)),
+            tag::STRING => T::string(self.string(payload)?),
+            tag::BYTES => T::bytes(self.block(payload)?),
+            tag::BIGNUM => {
+                let digits = self.block(payload)?;
+                match utf8(digits).filter(|_| is_bignum_text(digits)) {
+                    Some(text) => T::bignum(text),
+                    None => return Err(Error::malformed(payload, "bignum is not decimal digits")),
                 }
             }
+            tag::TYPED => {
+                let header = TypedHeader::parse(self.buf(), payload)?;
+                self.budget.charge(Budget::typed_header_cost(&header), payload)?;
+                T::typed(TypedRef { buf: self.buf(), header, level: 0, start: 0 })
+            }
+            _ => {
+                self.budget.charge(1, payload)?;
+                let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
+                let g = Geometry::parse(self.buf(), payload, t)?;
+                match t {
+                    tag::ARRAY => {
+                        let mut items = Vec::with_capacity(g.count.min(PREALLOCATE_LIMIT));
+                        for i in 0..g.count {
+                            let (ct, cp) = g.child(self.buf(), i)?;
+                            items.push(self.value(ct, cp, depth_left)?);
+                        }
+                        T::array(items)
+                    }
+                    tag::OBJECT => {
+                        let mut object = T::object_with_capacity(g.count.min(PREALLOCATE_LIMIT));
+                        self.check_distinct_keys(&g)?;
+                        for i in 0..g.count {
+                            let key = self.key(g.key(self.buf(), i))?;
+                            let (ct, cp) = g.child(self.buf(), i)?;
+                            let value = self.value(ct, cp, depth_left)?;
+                            T::object_insert(&mut object, key, value);
+                        }
+                        T::object(object)
+                    }
+                    _ => {
+                        let mut map = T::intmap_with_capacity(g.count.min(PREALLOCATE_LIMIT));
+                        let mut seen = FxHashSet::default();
+                        for i in 0..g.count {
+                            let key = g.key(self.buf(), i) as i64;
+                            // Small maps compare with the keys before; large ones hash.
+                            let repeated = if g.count <= 16 { (0..i).any(|j| g.key(self.buf(), j) as i64 == key) } else { !seen.insert(key) };
+                            if repeated {
+                                return Err(Error::malformed(payload, format!("duplicate key {key} in intmap")));
+                            }
+                            let (ct, cp) = g.child(self.buf(), i)?;
+                            let value = self.value(ct, cp, depth_left)?;
+                            T::intmap_insert(&mut map, key, value);
+                        }
+                        T::intmap(map)
+                    }
+                }
+            }
+        })
+    }
+
+    #[inline]
+    fn block(&self, payload: u64) -> Result<&'a [u8]> {
+        let bytes = data::block(self.buf(), payload)?;
+        self.budget.charge(Budget::block_cost(bytes.len()), payload)?;
+        Ok(bytes)
+    }
+
+    #[inline]
+    fn string(&self, payload: u64) -> Result<&'a str> {
+        utf8(self.block(payload)?).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))
+    }
+
+    /// Refuses an object whose key ids repeat (the format forbids it, and a map would keep
+    /// one value silently): every id is stamped with this object's serial, in one pass
+    /// over the keys before any child is visited.
+    fn check_distinct_keys(&mut self, g: &Geometry) -> Result<()> {
+        if self.keys.is_empty() {
+            self.keys = vec![KeySlot { text: None, serial: 0 }; self.node.key_count() as usize];
         }
-    })
+        self.serial += 1;
+        for i in 0..g.count {
+            let id = g.key(self.buf(), i);
+            let Some(slot) = self.keys.get_mut(id as usize) else {
+                return Err(self.node.key_str(id).err().unwrap_or_else(|| Error::malformed(g.pos as u64, "key id outside the dictionary")));
+            };
+            if slot.serial == self.serial {
+                let key = self.key(id)?;
+                return Err(Error::malformed(g.pos as u64, format!("duplicate key \"{key}\" in object")));
+            }
+            slot.serial = self.serial;
+        }
+        Ok(())
+    }
+
+    /// The text of key `id` (< the dictionary's count: checked by `check_distinct_keys`).
+    #[inline]
+    fn key(&mut self, id: u64) -> Result<&'a str> {
+        match self.keys[id as usize].text {
+            Some(text) => Ok(text),
+            None => self.resolve_key(id),
+        }
+    }
+
+    #[cold]
+    fn resolve_key(&mut self, id: u64) -> Result<&'a str> {
+        let text = self.node.key_str(id)?;
+        self.keys[id as usize].text = Some(text);
+        Ok(text)
+    }
+}
+
+impl<'a> Tree<'a> for Value {
+    type Object = Map;
+    type IntMap = IntMap;
+
+    fn null() -> Self {
+        Value::Null
+    }
+    fn bool(v: bool) -> Self {
+        Value::Bool(v)
+    }
+    fn int(v: i64) -> Self {
+        Value::Int(v)
+    }
+    fn uint(v: u64) -> Self {
+        Value::UInt(v)
+    }
+    fn f64(v: f64) -> Self {
+        Value::F64(v)
+    }
+    fn f32(v: f32) -> Self {
+        Value::F32(v)
+    }
+    fn string(s: &'a str) -> Self {
+        Value::String(s.to_owned())
+    }
+    fn bytes(b: &'a [u8]) -> Self {
+        Value::Bytes(b.to_vec())
+    }
+    fn bignum(digits: &'a str) -> Self {
+        Value::BigNum(digits.to_owned())
+    }
+    fn typed(t: TypedRef<'a>) -> Self {
+        Value::Typed(t.to_typed_array())
+    }
+    fn array(items: Vec<Self>) -> Self {
+        Value::Array(items)
+    }
+    fn object_with_capacity(n: usize) -> Map {
+        Map::with_capacity_and_hasher(n, Default::default())
+    }
+    fn object_insert(o: &mut Map, key: &'a str, value: Self) {
+        o.insert(key.to_owned(), value);
+    }
+    fn object(o: Map) -> Self {
+        Value::Object(o)
+    }
+    fn intmap_with_capacity(n: usize) -> IntMap {
+        IntMap::with_capacity_and_hasher(n, Default::default())
+    }
+    fn intmap_insert(m: &mut IntMap, key: i64, value: Self) {
+        m.insert(key, value);
+    }
+    fn intmap(m: IntMap) -> Self {
+        Value::IntMap(m)
+    }
 }

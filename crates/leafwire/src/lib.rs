@@ -12,7 +12,8 @@
 //!
 //! The format is specified in `spec/SPEC.md`. Entry points:
 //! - serde: [`to_vec`], [`to_writer`], [`from_slice`];
-//! - dynamic values: [`Value`], [`encode`], [`decode`];
+//! - dynamic values: [`Value`], [`encode`], [`decode`]; [`decode_borrowed`] into a
+//!   [`ValueRef`] that borrows from the bytes (the fastest whole read);
 //! - lazy reading: [`Document`], [`Node`], [`MappedFile`];
 //! - JSON: [`json::from_json`], [`json::to_json`] ([`json::from_json_to_writer`] streams);
 //! - rewriting a document canonically with bounded memory: [`recode_to_writer`];
@@ -37,6 +38,7 @@ mod recode;
 mod ser;
 mod validate;
 mod value;
+mod value_ref;
 mod value_serde;
 
 pub use builder::DuplicateKeys;
@@ -50,6 +52,7 @@ pub use recode::recode_to_writer;
 pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, Pointer, TypedRef};
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
+pub use value_ref::ValueRef;
 
 /// Serializes any `Serialize` value to Leafwire bytes.
 pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
@@ -105,6 +108,13 @@ pub fn encode_with(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
 /// Decodes a whole document into a `Value` (nesting up to `DEFAULT_MAX_DEPTH`).
 pub fn decode(bytes: &[u8]) -> Result<Value> {
     Document::open(bytes)?.root().to_value()
+}
+
+/// Decodes a whole document into a [`ValueRef`] that borrows its strings, keys, bytes
+/// and typed arrays from `bytes`: the fast way to read all of a document (nesting up to
+/// `DEFAULT_MAX_DEPTH`).
+pub fn decode_borrowed(bytes: &[u8]) -> Result<ValueRef<'_>> {
+    Document::open(bytes)?.root().to_value_ref()
 }
 
 /// Decodes a whole document into a `Value`, accepting nesting up to `max_depth`.

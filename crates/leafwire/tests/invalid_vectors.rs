@@ -199,6 +199,7 @@ fn readers_never_panic_and_fail_where_the_rule_is_checked_lazily() {
         let bytes = &v.bytes;
         let walked = Document::open(bytes).and_then(|doc| walk(doc.root(), 0, &mut 100_000));
         let decoded = leafwire::decode(bytes);
+        let borrowed = leafwire::decode_borrowed(bytes);
         let json = leafwire::json::to_json(bytes);
         let serde = leafwire::from_slice::<leafwire::Value>(bytes);
         let _ = leafwire::from_slice::<serde_json::Value>(bytes);
@@ -214,6 +215,9 @@ fn readers_never_panic_and_fail_where_the_rule_is_checked_lazily() {
         }
         if decoded.is_ok() {
             problems.push("decode accepted it");
+        }
+        if borrowed.is_ok() {
+            problems.push("decode_borrowed accepted it");
         }
         if json.is_ok() {
             problems.push("to_json accepted it");

@@ -44,3 +44,24 @@ fn prepared_and_text_pointers_agree_everywhere() {
     assert_eq!(row.pointer("/0/1").unwrap().as_i64().unwrap(), 6);
     assert_eq!(row.resolve(&"/1/0".parse().unwrap()).unwrap().as_i64().unwrap(), 7);
 }
+
+/// Decoding refuses a repeated key in an object, however the object's keys and its
+/// children's keys interleave (the walker stamps key ids per object).
+#[test]
+fn decoders_refuse_repeated_keys_and_keep_nested_ones_apart() {
+    // Nested objects reuse the parent's keys: legal, and must not look repeated.
+    let text = br#"{"a": {"a": 1, "b": {"a": 2, "b": 3}}, "b": [{"a": 4}, {"a": 5, "b": 6}]}"#;
+    let bytes = leafwire::json::from_json(text).unwrap();
+    let owned = leafwire::decode(&bytes).unwrap();
+    assert!(leafwire::decode_borrowed(&bytes).unwrap() == owned);
+    // Make the root's second key id equal to its first: a repeated key.
+    let doc = Document::open(&bytes).unwrap();
+    let root = doc.root().offset() as usize;
+    assert_eq!(bytes[root + 1], 2, "root count");
+    let mut twice = bytes.clone();
+    let keys_at = root + 2 + 2;
+    twice[keys_at + 1] = twice[keys_at];
+    assert!(leafwire::decode(&twice).is_err());
+    let err = leafwire::decode_borrowed(&twice).unwrap_err();
+    assert!(err.to_string().contains("duplicate key"), "{err}");
+}

@@ -127,6 +127,20 @@ impl<'a> Node<'a> {
         self.buf
     }
 
+    /// The stored (tag, payload) pair (spec §3).
+    pub(crate) fn tag(&self) -> u8 {
+        self.tag
+    }
+
+    pub(crate) fn payload(&self) -> u64 {
+        self.payload
+    }
+
+    /// Number of keys in the document's dictionary.
+    pub(crate) fn key_count(&self) -> u32 {
+        self.dict.count()
+    }
+
     pub(crate) fn container(&self) -> Result<Geometry> {
         Geometry::parse(self.buf, self.payload, self.tag)
     }
