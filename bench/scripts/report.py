@@ -167,9 +167,14 @@ def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
         files = w.datasets()
         extra = {f["file"]: f for f in d["extra"]["files"]}
         out += ["### Sizes (parentheses: ÷ Leafwire; compact JSON is serde_json's column)", ""]
-        out += [pivot(w, files, w.peers, lambda r, c: (r, "size", c), row_title="file"), ""]
-        for op in ["encode", "decode", "from_json", "lookup"]:
-            out += [f"### {op}", "", pivot(w, files, w.peers, lambda r, c, op=op: (r, op, c), row_title="file"), ""]
+        sized = [p for p in w.peers if any(w.by_key.get((f, "size", p)) for f in files)]
+        out += [pivot(w, files, sized, lambda r, c: (r, "size", c), row_title="file"), ""]
+        for op in ["encode", "decode", "from_json", "to_json", "lookup"]:
+            if op not in w.ops():
+                continue
+            # Only the peers that have rows for this operation get a column.
+            peers = [p for p in w.peers if any(w.by_key.get((f, op, p)) for f in files)]
+            out += [f"### {op}", "", pivot(w, files, peers, lambda r, c, op=op: (r, op, c), row_title="file"), ""]
         lazy = d["extra"]["lookup"]
         out += ["### Lookup pointers", "", "Peers that read lazily: " + ", ".join(p for p, v in lazy.items() if v == "lazy")
                 + ". Peers that pay a full decode: " + ", ".join(p for p, v in lazy.items() if v != "lazy") + ".", ""]

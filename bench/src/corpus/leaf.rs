@@ -25,7 +25,7 @@ pub fn scalar<'a>(node: &Node<'a>, pointer: &str) -> Result<Scalar<'a>, Fail> {
 
 impl CorpusPeer for Leafwire {
     const NAME: &'static str = "leafwire";
-    const API: &'static str = "json::parse, encode, decode, json::from_json; lookup: Document::open + pointer (lazy)";
+    const API: &'static str = "json::parse, encode, decode, json::from_json, json::to_json; lookup: Document::open + pointer (lazy)";
     const LAZY: bool = true;
     type Value = leafwire::Value;
     type Decoded<'a> = leafwire::Value;
@@ -58,6 +58,10 @@ impl CorpusPeer for Leafwire {
         let bytes: &'a [u8] = bytes;
         let node = Document::open(bytes).map_err(Fail::error)?.pointer(&path.pointer).map_err(Fail::error)?;
         scalar(&node, &path.pointer)
+    }
+
+    fn to_json(_v: &leafwire::Value, bytes: &[u8]) -> Option<Result<Vec<u8>, Fail>> {
+        Some(leafwire::json::to_json(bytes).map(String::into_bytes).map_err(Fail::error))
     }
 
     /// Leafwire's own JSON writer must give back the same data too.

@@ -151,6 +151,7 @@ pub fn run(ctx: &Ctx) -> Report {
         "size: bytes of encode(in-memory value); compare with serde_json's, which is compact JSON.".into(),
         "encode: in-memory value -> bytes. decode: bytes -> the peer's in-memory value (dropping it is timed too).".into(),
         "from_json: JSON text -> the peer's bytes; serde-based peers stream with serde-transcode (no tree); JSON peers re-emit compact JSON.".into(),
+        "to_json: the peer's own JSON text of the document: JSON libraries write their in-memory value, Leafwire converts its bytes (json::to_json). Checked against the file before timing.".into(),
         "lookup: the scalar at the file's JSON Pointer, starting from the peer's bytes; peers without a lazy reader pay a full decode.".into(),
         "Every result is compared with serde_json's parse of the file (float_roundtrip) before it is timed; numbers compare by exact value (1 == 1.0).".into(),
         "simd-json parses in place: each timed decode gets a fresh copy of the input, made outside the clock.".into(),

@@ -39,7 +39,7 @@ pub trait CorpusPeer {
     const ONLY: Option<&'static [&'static str]> = None;
 
     /// The peer's in-memory dynamic value.
-    type Value;
+    type Value: Clone;
     type Decoded<'a>;
 
     /// Build the in-memory value from JSON text (setup, never timed).
@@ -52,6 +52,11 @@ pub trait CorpusPeer {
     fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail>;
     /// The scalar at `path` in the peer's bytes.
     fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail>;
+    /// JSON text of the document, for peers that write JSON: a JSON library writing its
+    /// in-memory value, Leafwire converting its bytes. `None` for the others.
+    fn to_json(_v: &Self::Value, _bytes: &[u8]) -> Option<Result<Vec<u8>, Fail>> {
+        None
+    }
     /// Any further check of encoded bytes (beyond decode-and-compare).
     fn extra_check(_bytes: &[u8], _reference: &Value) -> Result<(), Fail> {
         Ok(())
@@ -63,6 +68,17 @@ pub trait CorpusPeer {
 }
 
 pub const OPS: [&str; 5] = ["size", "encode", "decode", "from_json", "lookup"];
+
+/// Check `P::to_json` against the reference, then queue it for timing.
+fn run_to_json<'a, P: CorpusPeer + 'static>(ds: &Dataset, value: &P::Value, bytes: &[u8], s: &mut Only<'_, 'a>) {
+    let Some(first) = P::to_json(value, bytes) else { return };
+    let check = first.and_then(|text| {
+        let back: Value = serde_json::from_slice(&text).map_err(Fail::error)?;
+        json_eq(&ds.reference, &back)
+    });
+    let (value, bytes) = (value.clone(), bytes.to_vec());
+    s.checked(Row::new(&ds.name, "to_json", P::NAME), check, move || Case::new(move || P::to_json(&value, &bytes).expect("some").expect("checked")));
+}
 
 /// Cheap digest of a scalar so a timed lookup cannot be optimized away.
 fn fingerprint(s: &Scalar<'_>) -> u64 {
@@ -116,6 +132,9 @@ pub fn run_peer<'a, P: CorpusPeer + 'static>(ds: &'a Dataset, session: &mut Sess
             match &check {
                 Ok(()) => s.push(row("size").bytes(bytes.len())),
                 Err(fail) => s.push(row("size").bytes(bytes.len()).failed(fail.clone())),
+            }
+            if check.is_ok() {
+                run_to_json::<P>(ds, &value, bytes, s);
             }
             let copy = bytes.clone();
             s.checked(row("decode"), check.clone(), || decode_case::<P>(copy));

@@ -21,6 +21,8 @@ pub trait SerdeValueCodec {
     const API: &'static str;
     const NOTE: &'static str = "dynamic value: serde_json::Value";
     const LAZY: bool = false;
+    /// The encoding is JSON text: `to_json` times writing the value.
+    const WRITES_JSON: bool = false;
 
     fn to_bytes<T: serde::Serialize>(v: &T) -> Result<Vec<u8>, Fail>;
     fn from_bytes(bytes: &[u8]) -> Result<Value, Fail>;
@@ -74,10 +76,15 @@ impl<C: SerdeValueCodec> CorpusPeer for C {
     fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
         C::lookup(bytes, path)
     }
+
+    fn to_json(v: &Value, _bytes: &[u8]) -> Option<Result<Vec<u8>, Fail>> {
+        C::WRITES_JSON.then(|| C::to_bytes(v))
+    }
 }
 
 impl SerdeValueCodec for SerdeJson {
     const NAME: &'static str = "serde_json";
+    const WRITES_JSON: bool = true;
     const API: &'static str = "from_slice::<Value>, to_vec; from_json: serde_transcode to a compact Serializer";
     const NOTE: &'static str = "feature float_roundtrip";
 

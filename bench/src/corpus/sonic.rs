@@ -30,6 +30,10 @@ impl CorpusPeer for Sonic {
         sonic_rs::to_vec(v).map_err(Fail::error)
     }
 
+    fn to_json(v: &sonic_rs::Value, _bytes: &[u8]) -> Option<Result<Vec<u8>, Fail>> {
+        Some(Self::encode(v))
+    }
+
     fn decode(bytes: &mut [u8]) -> Result<sonic_rs::Value, Fail> {
         sonic_rs::from_slice(bytes).map_err(Fail::error)
     }

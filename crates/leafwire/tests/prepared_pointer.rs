@@ -65,3 +65,37 @@ fn decoders_refuse_repeated_keys_and_keep_nested_ones_apart() {
     let err = leafwire::decode_borrowed(&twice).unwrap_err();
     assert!(err.to_string().contains("duplicate key"), "{err}");
 }
+
+/// The direct JSON writer agrees with serde_json's text of the same document on every
+/// kind of value, and names the path of a value JSON cannot hold.
+#[test]
+fn json_writer_matches_serde_on_every_kind() {
+    use leafwire::{IntMap, Map, TypedArray, TypedData, Value};
+    let mut int_map = IntMap::default();
+    int_map.insert(-7, Value::String("seven".into()));
+    int_map.insert(1 << 40, Value::Null);
+    let mut object = Map::default();
+    object.insert("esc\"aped\\\n\u{1}".into(), Value::String("tab\there \"q\" \u{7f} é 😀 and a long tail of text".into()));
+    object.insert("bytes".into(), Value::Bytes(vec![0, 1, 255]));
+    object.insert("big".into(), Value::BigNum("-123456789012345678901234567890".into()));
+    object.insert("uint".into(), Value::UInt(u64::MAX));
+    object.insert("f32".into(), Value::F32(0.1));
+    object.insert("f64".into(), Value::F64(1e300));
+    object.insert("ints".into(), Value::IntMap(int_map));
+    for data in [TypedData::I8(vec![-1, 2]), TypedData::U16(vec![65535, 0]), TypedData::I64(vec![i64::MIN, 5]),
+        TypedData::U64(vec![u64::MAX, 1]), TypedData::Bool(vec![true, false]), TypedData::F32(vec![1.5, -0.25]),
+        TypedData::F64(vec![0.1, 2.0, -3.5, 4.0])] {
+        let name = format!("{data:?}").split('(').next().unwrap().to_owned();
+        object.insert(format!("typed {name}"), Value::Typed(TypedArray::with_shape(data.clone(), vec![2, data.len() / 2]).unwrap()));
+    }
+    object.insert("mixed".into(), Value::Array(vec![Value::Int(1), Value::F64(2.5), Value::Int(-3)]));
+    let bytes = leafwire::encode(&Value::Object(object)).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    assert_eq!(leafwire::json::to_json(&bytes).unwrap(), serde_json::to_string(&doc.root()).unwrap());
+    let row = doc.pointer("/typed F64/1").unwrap();
+    assert_eq!(leafwire::json::to_json_node(&row).unwrap(), serde_json::to_string(&row).unwrap());
+
+    let bad = leafwire::encode(&Value::Array(vec![Value::Int(1), Value::Array(vec![Value::F64(f64::INFINITY)])])).unwrap();
+    let err = leafwire::json::to_json(&bad).unwrap_err();
+    assert_eq!((err.category(), err.path()), (leafwire::Category::NotRepresentable, Some("/1/0")), "{err}");
+}

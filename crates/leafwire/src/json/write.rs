@@ -1,8 +1,19 @@
-//! Leafwire → JSON text, through serde_json's writer (shortest round-trip floats).
+//! Leafwire → JSON text. The compact form is written straight from the document: each
+//! container's header read once, key texts resolved once per document, strings copied as
+//! they are unless they need escaping, integers through itoa and floats through serde_json's
+//! formatter (the same shortest round-trip text serde_json writes). The indented form goes through serde_json's pretty
+//! printer and `Serialize for Node`.
 
 use std::io::Write;
 
-use crate::error::Result;
+use serde_json::ser::{CompactFormatter, Formatter};
+
+use crate::error::{Category, Error, Result};
+use crate::format::budget::Budget;
+use crate::format::container::Geometry;
+use crate::format::data::{self, utf8};
+use crate::format::typed::TypedHeader;
+use crate::format::{is_bignum_text, tag, ElementType};
 use crate::node_serde::Owned;
 use crate::read::Node;
 
@@ -10,8 +21,8 @@ use crate::read::Node;
 pub fn to_json_node(node: &Node<'_>) -> Result<String> {
     let mut out = Vec::with_capacity(node.buf().len() + node.buf().len() / 2);
     write_json_node(node, &mut out)?;
-    // serde_json writes only valid UTF-8.
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    // The writer writes only valid UTF-8: document strings are checked, the rest is ASCII.
+    Ok(String::from_utf8(out).expect("JSON text is UTF-8"))
 }
 
 /// Writes the value at `node` as compact JSON text into `writer`.
@@ -21,8 +32,12 @@ pub fn write_json_node<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
 
 /// Writes the value at `node` as compact JSON text, accepting nesting up to `max_depth`.
 pub fn write_json_node_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usize) -> Result<()> {
-    let mut ser = serde_json::Serializer::new(writer);
-    Owned::new(*node, true, max_depth).serialize_into(&mut ser)
+    let budget = Budget::for_document(node.buf().len());
+    let mut w = JsonWriter { node: *node, keys: Vec::new(), budget: &budget, limit: max_depth, out: Vec::with_capacity(FLUSH_AT + 4096), sink: writer };
+    let written = w.root(node, max_depth);
+    // On an error too, the text before it goes out: a streaming reader sees how far it got.
+    let flushed = w.flush();
+    written.and(flushed)
 }
 
 /// Writes the value at `node` as JSON text indented by two spaces into `writer`.
@@ -34,4 +49,279 @@ pub fn write_json_node_pretty<W: Write>(node: &Node<'_>, writer: W) -> Result<()
 pub fn write_json_node_pretty_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usize) -> Result<()> {
     let mut ser = serde_json::Serializer::pretty(writer);
     Owned::new(*node, true, max_depth).serialize_into(&mut ser)
+}
+
+/// The text is gathered in a buffer and handed to the writer about this much at a time.
+const FLUSH_AT: usize = 64 << 10;
+
+struct JsonWriter<'a, 'b, W: Write> {
+    node: Node<'a>,
+    /// Key texts by id, already escaped and quoted with their colon (`"key":`), made the
+    /// first time each is met.
+    keys: Vec<Option<Box<[u8]>>>,
+    budget: &'b Budget,
+    limit: usize,
+    out: Vec<u8>,
+    sink: W,
+}
+
+impl<'a, W: Write> JsonWriter<'a, '_, W> {
+    fn buf(&self) -> &'a [u8] {
+        self.node.buf()
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.sink.write_all(&self.out)?;
+        self.out.clear();
+        Ok(())
+    }
+
+    fn root(&mut self, node: &Node<'a>, max_depth: usize) -> Result<()> {
+        if node.tag() != tag::TYPED {
+            return self.value(node.tag(), node.payload(), max_depth);
+        }
+        // Possibly a row of a higher-rank array: the node knows its axis and first element.
+        let typed = node.typed()?;
+        self.budget.charge(node.visit_cost(), node.offset())?;
+        self.typed(&typed.header, typed.level, typed.start)
+    }
+
+    fn value(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<()> {
+        if self.out.len() >= FLUSH_AT {
+            self.flush()?;
+        }
+        match t {
+            tag::NULL => self.out.extend_from_slice(b"null"),
+            tag::FALSE => self.out.extend_from_slice(b"false"),
+            tag::TRUE => self.out.extend_from_slice(b"true"),
+            tag::INT => self.out.extend_from_slice(itoa::Buffer::new().format(payload as i64).as_bytes()),
+            tag::UINT => self.out.extend_from_slice(itoa::Buffer::new().format(payload).as_bytes()),
+            tag::F64 => self.f64(f64::from_bits(payload), 0)?,
+            tag::F32 => self.f32(f32::from_bits(payload as u32), 0)?,
+            tag::STRING => {
+                let text = self.block(payload)?;
+                let text = utf8(text).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))?;
+                write_str(&mut self.out, text);
+            }
+            tag::BYTES => {
+                // As serde_json writes bytes: an array of numbers.
+                let bytes = self.block(payload)?;
+                self.out.push(b'[');
+                for (i, b) in bytes.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.out.extend_from_slice(itoa::Buffer::new().format(*b).as_bytes());
+                }
+                self.out.push(b']');
+            }
+            tag::BIGNUM => {
+                let digits = self.block(payload)?;
+                if !is_bignum_text(digits) {
+                    return Err(Error::malformed(payload, "bignum is not decimal digits"));
+                }
+                self.out.extend_from_slice(digits);
+            }
+            tag::TYPED => {
+                let header = TypedHeader::parse(self.buf(), payload)?;
+                self.budget.charge(Budget::typed_header_cost(&header), payload)?;
+                self.typed(&header, 0, 0)?;
+            }
+            _ => self.container(t, payload, depth_left)?,
+        }
+        Ok(())
+    }
+
+    fn container(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<()> {
+        self.budget.charge(1, payload)?;
+        let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
+        let g = Geometry::parse(self.buf(), payload, t)?;
+        let (open, close) = if t == tag::ARRAY { (b'[', b']') } else { (b'{', b'}') };
+        self.out.push(open);
+        for i in 0..g.count {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            match t {
+                tag::OBJECT => self.key(g.key(self.buf(), i)).map_err(|e| in_step(e, || i.to_string()))?,
+                tag::INTMAP => {
+                    self.out.push(b'"');
+                    self.out.extend_from_slice(itoa::Buffer::new().format(g.key(self.buf(), i) as i64).as_bytes());
+                    self.out.extend_from_slice(b"\":");
+                }
+                _ => {}
+            }
+            let (ct, cp) = g.child(self.buf(), i)?;
+            if let Err(e) = self.value(ct, cp, depth_left) {
+                return Err(in_step(e, || self.step_name(&g, i)));
+            }
+        }
+        self.out.push(close);
+        Ok(())
+    }
+
+    /// How a child appears in a JSON Pointer, for error paths.
+    fn step_name(&self, g: &Geometry, i: usize) -> String {
+        match g.tag {
+            tag::OBJECT => self.node.key_str(g.key(self.buf(), i)).map_or_else(|_| i.to_string(), escape_token),
+            tag::INTMAP => (g.key(self.buf(), i) as i64).to_string(),
+            _ => i.to_string(),
+        }
+    }
+
+    #[inline]
+    fn key(&mut self, id: u64) -> Result<()> {
+        if let Some(Some(quoted)) = self.keys.get(id as usize) {
+            self.out.extend_from_slice(quoted);
+            return Ok(());
+        }
+        self.new_key(id)
+    }
+
+    #[cold]
+    fn new_key(&mut self, id: u64) -> Result<()> {
+        let text = self.node.key_str(id)?;
+        if self.keys.is_empty() {
+            self.keys = vec![None; self.node.key_count() as usize];
+        }
+        let mut quoted = Vec::with_capacity(text.len() + 3);
+        write_str(&mut quoted, text);
+        quoted.push(b':');
+        self.out.extend_from_slice(&quoted);
+        // key_str checked the id against the dictionary's count.
+        self.keys[id as usize] = Some(quoted.into_boxed_slice());
+        Ok(())
+    }
+
+    #[inline]
+    fn block(&self, payload: u64) -> Result<&'a [u8]> {
+        let bytes = data::block(self.buf(), payload)?;
+        self.budget.charge(Budget::block_cost(bytes.len()), payload)?;
+        Ok(bytes)
+    }
+
+    #[inline]
+    fn f64(&mut self, v: f64, offset: u64) -> Result<()> {
+        if !v.is_finite() {
+            return Err(not_finite(v, offset));
+        }
+        // serde_json's own float text, so that both writers give the same JSON.
+        let _ = CompactFormatter.write_f64(&mut self.out, v);
+        Ok(())
+    }
+
+    #[inline]
+    fn f32(&mut self, v: f32, offset: u64) -> Result<()> {
+        if !v.is_finite() {
+            return Err(not_finite(v as f64, offset));
+        }
+        let _ = CompactFormatter.write_f32(&mut self.out, v);
+        Ok(())
+    }
+
+    /// A typed array, or its row at axis `level` starting at element `first`: nested
+    /// arrays of numbers, read straight from the data.
+    fn typed(&mut self, h: &TypedHeader, level: usize, first: usize) -> Result<()> {
+        let dim = h.shape[level] as usize;
+        self.out.push(b'[');
+        if level + 1 < h.rank {
+            let stride = h.stride(level);
+            for i in 0..dim {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                self.typed(h, level + 1, first + i * stride).map_err(|e| in_step(e, || i.to_string()))?;
+            }
+            self.out.push(b']');
+            return Ok(());
+        }
+        if self.out.len() >= FLUSH_AT {
+            self.flush()?;
+        }
+        let size = h.element.size();
+        let at = h.data_pos + first * size;
+        let bytes = &self.buf()[at..at + dim * size];
+        let mask = h.mask_pos.map(|m| &self.buf()[m..]);
+        for (i, chunk) in bytes.chunks_exact(size).enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            let mut itoa = itoa::Buffer::new();
+            let text = match h.element {
+                ElementType::F64 => {
+                    let v = f64::from_le_bytes(chunk.try_into().unwrap());
+                    let flat = first + i;
+                    if mask.is_some_and(|m| m[flat / 8] >> (flat % 8) & 1 == 1) {
+                        itoa.format(v as i64)
+                    } else {
+                        self.f64(v, h.pos as u64).map_err(|e| in_step(e, || i.to_string()))?;
+                        continue;
+                    }
+                }
+                ElementType::F32 => {
+                    self.f32(f32::from_le_bytes(chunk.try_into().unwrap()), h.pos as u64).map_err(|e| in_step(e, || i.to_string()))?;
+                    continue;
+                }
+                ElementType::Bool => if chunk[0] != 0 { "true" } else { "false" },
+                ElementType::I8 => itoa.format(chunk[0] as i8),
+                ElementType::U8 => itoa.format(chunk[0]),
+                ElementType::I16 => itoa.format(i16::from_le_bytes(chunk.try_into().unwrap())),
+                ElementType::U16 => itoa.format(u16::from_le_bytes(chunk.try_into().unwrap())),
+                ElementType::I32 => itoa.format(i32::from_le_bytes(chunk.try_into().unwrap())),
+                ElementType::U32 => itoa.format(u32::from_le_bytes(chunk.try_into().unwrap())),
+                ElementType::I64 => itoa.format(i64::from_le_bytes(chunk.try_into().unwrap())),
+                ElementType::U64 => itoa.format(u64::from_le_bytes(chunk.try_into().unwrap())),
+            };
+            self.out.extend_from_slice(text.as_bytes());
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+}
+
+/// Writes `text` as a JSON string: copied as it is when nothing in it needs escaping (the
+/// common case), else through serde_json's escaper.
+#[inline]
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    if needs_escape(text.as_bytes()) {
+        // Writing into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, text);
+        return;
+    }
+    out.reserve(text.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+}
+
+/// Whether a JSON string needs an escape: a control character, a quote or a backslash.
+/// Sixteen bytes at a time without an early exit inside, so the check vectorizes.
+#[inline]
+fn needs_escape(bytes: &[u8]) -> bool {
+    let special = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+    let mut chunks = bytes.chunks_exact(16);
+    for chunk in &mut chunks {
+        if chunk.iter().fold(false, |any, &b| any | special(b)) {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| special(b))
+}
+
+/// Prefixes an error's path (a JSON Pointer) with one step.
+#[cold]
+fn in_step(mut e: Error, step: impl FnOnce() -> String) -> Error {
+    let path = format!("/{}{}", step(), e.path().unwrap_or(""));
+    e.set_path(path);
+    e
+}
+
+#[cold]
+fn not_finite(v: f64, offset: u64) -> Error {
+    Error::new(Category::NotRepresentable, format!("{v} has no JSON form")).at(offset)
+}
+
+/// Escapes a key as a JSON Pointer token (RFC 6901).
+fn escape_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
