@@ -42,7 +42,7 @@ impl<'a> Node<'a> {
 
     fn decode_tree<T: Tree<'a>>(&self, max_depth: usize) -> Result<T> {
         let budget = Budget::for_document(self.buf().len());
-        let mut walk = Walk { node: *self, keys: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
+        let mut walk = Walk { node: *self, texts: Vec::new(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         if self.tag() == tag::TYPED {
             // Possibly a row of a higher-rank array: the node knows its level and start.
             let typed = self.typed()?;
@@ -87,20 +87,14 @@ pub(crate) trait Tree<'a>: Sized {
 struct Walk<'a, 'b> {
     node: Node<'a>,
     /// Key texts by id, resolved (and checked for UTF-8) the first time each is met.
-    keys: Vec<KeySlot<'a>>,
-    /// Numbers the objects as they are entered, for `check_distinct_keys`.
+    texts: Vec<Option<&'a str>>,
+    /// For `check_distinct_keys`: the serial of the object that last used each key id
+    /// (ids of 256 and more), and the last serial given out.
+    stamps: Vec<u64>,
     serial: u64,
     budget: &'b Budget,
     limit: usize,
 }
-
-#[derive(Clone, Copy)]
-struct KeySlot<'a> {
-    text: Option<&'a str>,
-    serial: u64,
-}
-
-
 
 impl<'a> Walk<'a, '_> {
     #[inline]
@@ -108,6 +102,8 @@ impl<'a> Walk<'a, '_> {
         self.node.buf()
     }
 
+    /// One value: scalars here, inline in the loops of the containers that hold them.
+    #[inline(always)]
     fn value<T: Tree<'a>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
         Ok(match t {
             tag::NULL => T::null(),
@@ -119,6 +115,13 @@ impl<'a> Walk<'a, '_> {
             tag::F64 => T::f64(f64::from_bits(payload)),
             tag::F32 => T::f32(f32::from_bits(payload as u32)),
             tag::STRING => T::string(self.string(payload)?),
+            _ => self.block_or_container(t, payload, depth_left)?,
+        })
+    }
+
+    #[inline(never)]
+    fn block_or_container<T: Tree<'a>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
+        Ok(match t {
             tag::BYTES => T::bytes(self.block(payload)?),
             tag::BIGNUM => {
                 let digits = self.block(payload)?;
@@ -190,23 +193,41 @@ impl<'a> Walk<'a, '_> {
     }
 
     /// Refuses an object whose key ids repeat (the format forbids it, and a map would keep
-    /// one value silently): every id is stamped with this object's serial, in one pass
-    /// over the keys before any child is visited.
+    /// one value silently), in one pass over the keys before any child is visited: ids
+    /// below 256 (most of them) in a bit set of this object's, others by stamping each id
+    /// with this object's serial.
     fn check_distinct_keys(&mut self, g: &Geometry) -> Result<()> {
-        if self.keys.is_empty() {
-            self.keys = vec![KeySlot { text: None, serial: 0 }; self.node.key_count() as usize];
+        if self.texts.is_empty() {
+            self.texts = vec![None; self.node.key_count() as usize];
         }
-        self.serial += 1;
+        let mut low = [0u64; 4];
+        let mut serial = None;
         for i in 0..g.count {
             let id = g.key(self.buf(), i);
-            let Some(slot) = self.keys.get_mut(id as usize) else {
+            if id as usize >= self.texts.len() {
                 return Err(self.node.key_str(id).err().unwrap_or_else(|| Error::malformed(g.pos as u64, "key id outside the dictionary")));
+            }
+            let repeated = if id < 256 {
+                let (word, bit) = ((id >> 6) as usize, 1u64 << (id & 63));
+                let seen = low[word] & bit != 0;
+                low[word] |= bit;
+                seen
+            } else {
+                if self.stamps.is_empty() {
+                    self.stamps = vec![0; self.texts.len()];
+                }
+                let serial = *serial.get_or_insert_with(|| {
+                    self.serial += 1;
+                    self.serial
+                });
+                let seen = self.stamps[id as usize] == serial;
+                self.stamps[id as usize] = serial;
+                seen
             };
-            if slot.serial == self.serial {
+            if repeated {
                 let key = self.key(id)?;
                 return Err(Error::malformed(g.pos as u64, format!("duplicate key \"{key}\" in object")));
             }
-            slot.serial = self.serial;
         }
         Ok(())
     }
@@ -214,7 +235,7 @@ impl<'a> Walk<'a, '_> {
     /// The text of key `id` (< the dictionary's count: checked by `check_distinct_keys`).
     #[inline]
     fn key(&mut self, id: u64) -> Result<&'a str> {
-        match self.keys[id as usize].text {
+        match self.texts[id as usize] {
             Some(text) => Ok(text),
             None => self.resolve_key(id),
         }
@@ -223,7 +244,7 @@ impl<'a> Walk<'a, '_> {
     #[cold]
     fn resolve_key(&mut self, id: u64) -> Result<&'a str> {
         let text = self.node.key_str(id)?;
-        self.keys[id as usize].text = Some(text);
+        self.texts[id as usize] = Some(text);
         Ok(text)
     }
 }

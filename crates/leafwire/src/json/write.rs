@@ -33,7 +33,7 @@ pub fn write_json_node<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
 /// Writes the value at `node` as compact JSON text, accepting nesting up to `max_depth`.
 pub fn write_json_node_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usize) -> Result<()> {
     let budget = Budget::for_document(node.buf().len());
-    let mut w = JsonWriter { node: *node, keys: Vec::new(), budget: &budget, limit: max_depth, out: Vec::with_capacity(FLUSH_AT + 4096), sink: writer };
+    let mut w = JsonWriter { node: *node, spans: Vec::new(), quoted: Vec::new(), budget: &budget, limit: max_depth, out: Vec::with_capacity(FLUSH_AT + 4096), sink: writer };
     let written = w.root(node, max_depth);
     // On an error too, the text before it goes out: a streaming reader sees how far it got.
     let flushed = w.flush();
@@ -57,8 +57,9 @@ const FLUSH_AT: usize = 64 << 10;
 struct JsonWriter<'a, 'b, W: Write> {
     node: Node<'a>,
     /// Key texts by id, already escaped and quoted with their colon (`"key":`), made the
-    /// first time each is met.
-    keys: Vec<Option<Box<[u8]>>>,
+    /// first time each is met: `quoted[spans[id]]` (an empty span: not made yet).
+    spans: Vec<(usize, usize)>,
+    quoted: Vec<u8>,
     budget: &'b Budget,
     limit: usize,
     out: Vec<u8>,
@@ -171,9 +172,11 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
 
     #[inline]
     fn key(&mut self, id: u64) -> Result<()> {
-        if let Some(Some(quoted)) = self.keys.get(id as usize) {
-            self.out.extend_from_slice(quoted);
-            return Ok(());
+        if let Some(&(start, end)) = self.spans.get(id as usize) {
+            if start != end {
+                self.out.extend_from_slice(&self.quoted[start..end]);
+                return Ok(());
+            }
         }
         self.new_key(id)
     }
@@ -181,15 +184,15 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
     #[cold]
     fn new_key(&mut self, id: u64) -> Result<()> {
         let text = self.node.key_str(id)?;
-        if self.keys.is_empty() {
-            self.keys = vec![None; self.node.key_count() as usize];
+        if self.spans.is_empty() {
+            self.spans = vec![(0, 0); self.node.key_count() as usize];
         }
-        let mut quoted = Vec::with_capacity(text.len() + 3);
-        write_str(&mut quoted, text);
-        quoted.push(b':');
-        self.out.extend_from_slice(&quoted);
+        let start = self.quoted.len();
+        write_str(&mut self.quoted, text);
+        self.quoted.push(b':');
+        self.out.extend_from_slice(&self.quoted[start..]);
         // key_str checked the id against the dictionary's count.
-        self.keys[id as usize] = Some(quoted.into_boxed_slice());
+        self.spans[id as usize] = (start, self.quoted.len());
         Ok(())
     }
 
@@ -279,19 +282,47 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
     }
 }
 
-/// Writes `text` as a JSON string: copied as it is when nothing in it needs escaping (the
-/// common case), else through serde_json's escaper.
+/// Writes `text` as a JSON string, with the escapes serde_json writes (so both writers
+/// give the same text): the short forms for quote, backslash, \b \f \n \r \t, `\u00XX`
+/// for the other control characters; everything else copied as it is, in runs.
 #[inline]
 fn write_str(out: &mut Vec<u8>, text: &str) {
-    if needs_escape(text.as_bytes()) {
-        // Writing into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut *out, text);
-        return;
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    if needs_escape(bytes) {
+        write_escaped(out, bytes);
+    } else {
+        out.extend_from_slice(bytes);
     }
-    out.reserve(text.len() + 2);
     out.push(b'"');
-    out.extend_from_slice(text.as_bytes());
-    out.push(b'"');
+}
+
+#[cold]
+fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            0x08 => b'b',
+            0x0C => b'f',
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0..=0x1F => 0,
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[run..i]);
+        run = i + 1;
+        if short != 0 {
+            out.extend_from_slice(&[b'\\', short]);
+        } else {
+            out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+        }
+    }
+    out.extend_from_slice(&bytes[run..]);
 }
 
 /// Whether a JSON string needs an escape: a control character, a quote or a backslash.

@@ -1,5 +1,6 @@
-//! Prepared pointers resolve exactly as text pointers do, on every path of a document
-//! (objects, arrays, intmaps, typed arrays of rank 1-3, escaped keys), and fail alike.
+//! The everyday paths of issue #11 against their reference forms: prepared pointers against
+//! text pointers, the borrowed decode against the owned one, the direct JSON writer against
+//! serde_json's text of the same document.
 
 use leafwire::{Document, Pointer};
 
@@ -98,4 +99,17 @@ fn json_writer_matches_serde_on_every_kind() {
     let bad = leafwire::encode(&Value::Array(vec![Value::Int(1), Value::Array(vec![Value::F64(f64::INFINITY)])])).unwrap();
     let err = leafwire::json::to_json(&bad).unwrap_err();
     assert_eq!((err.category(), err.path()), (leafwire::Category::NotRepresentable, Some("/1/0")), "{err}");
+}
+
+/// Every ASCII byte and some wider characters, in keys and values, escaped as serde_json
+/// escapes them.
+#[test]
+fn json_writer_escapes_as_serde_json_does() {
+    let all: String = (0u8..0x80).map(char::from).chain("é😀\u{2028}".chars()).collect();
+    let mut object = leafwire::Map::default();
+    object.insert(all.clone(), leafwire::Value::String(all.clone()));
+    object.insert(format!("{all}{all}"), leafwire::Value::String(all.repeat(3)));
+    let bytes = leafwire::encode(&leafwire::Value::Object(object)).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    assert_eq!(leafwire::json::to_json(&bytes).unwrap(), serde_json::to_string(&doc.root()).unwrap());
 }
