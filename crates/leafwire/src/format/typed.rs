@@ -27,6 +27,31 @@ pub struct TypedHeader {
 
 impl TypedHeader {
     pub fn parse(buf: &[u8], offset: u64) -> Result<TypedHeader> {
+        // The common case inline: one dimension below 2^14 (a one- or two-byte varint), no
+        // capacity, no mask. Every check of the general path holds trivially or is made
+        // here: the one dimension is the element count, and d × size ≤ the bytes left.
+        if offset >= HEADER_LEN as u64 && offset < (buf.len() as u64).saturating_sub(3) && buf[offset as usize + 1] == 1 {
+            let pos = offset as usize;
+            if let Some(element) = ElementType::from_code(buf[pos]) {
+                let (d, q) = match (buf[pos + 2], buf[pos + 3]) {
+                    (a, _) if a < 0x80 => (a as usize, pos + 3),
+                    (a, b) if b < 0x80 => ((a & 0x7F) as usize | (b as usize) << 7, pos + 4),
+                    _ => (usize::MAX, 0),
+                };
+                let size = element.size();
+                let data_pos = (q + size - 1) & !(size - 1);
+                if q != 0 && data_pos <= buf.len() && d * size <= buf.len() - data_pos {
+                    let mut shape = SmallVec::new();
+                    shape.push(d as u64);
+                    return Ok(TypedHeader { pos, element, rank: 1, shape, count: d, spare_rows: 0, data_pos, mask_pos: None });
+                }
+            }
+        }
+        Self::parse_general(buf, offset)
+    }
+
+    #[inline(never)]
+    fn parse_general(buf: &[u8], offset: u64) -> Result<TypedHeader> {
         let malformed = |what: String| Error::malformed(offset, format!("typed array: {what}"));
         let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len().saturating_sub(1))
             .ok_or_else(|| malformed(format!("offset {offset} outside the document")))?;
