@@ -373,7 +373,16 @@ impl<'py> Planner<'py> {
     /// `value` must be a live object.
     #[inline]
     unsafe fn child(&mut self, value: *mut ffi::PyObject, key: u64, depth: usize, node: &mut Node) -> Option<()> {
-        let (tag, value, need) = unsafe { self.visit(value, depth + 1)? };
+        // Floats are tested here, inline, before the call to `visit`: numeric lists are
+        // long runs of them, where the call and `visit`'s earlier type tests (int, str,
+        // dict, list, None) were half of the time per element.
+        let (tag, value, need) = unsafe {
+            if ffi::Py_TYPE(value) == &raw mut ffi::PyFloat_Type {
+                (tag::F64, ffi::PyFloat_AS_DOUBLE(value).to_bits(), 8)
+            } else {
+                self.visit(value, depth + 1)?
+            }
+        };
         if need == POINTER {
             node.has_pointer = true;
         } else {
