@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Leafwire's Python benchmark: leafwire against json, orjson, ujson, msgpack, cbor2,
+"""Leafwire's Python benchmark: leafwire against json, orjson, msgspec, ujson, msgpack, cbor2,
 pysimdjson, pickle (and pyarrow for columns).
 
 Setup (from the repository root):
 
     pip install maturin && pip install .          # a release build of leafwire
-    pip install orjson ujson msgpack cbor2 pysimdjson pyarrow
+    pip install orjson msgspec ujson msgpack cbor2 pysimdjson pyarrow
     python3 bench/python/run.py --quick           # a few minutes; the full run is longer
 
 Workloads, over the JSON corpus in ../shared/data (json/*.json and graphql/):
@@ -40,7 +40,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-DATA = REPO.parent / "shared" / "data"
+# The shared corpus beside the repository, or where LEAFWIRE_SHARED_DATA says (as for the
+# test scripts), e.g. from a git worktree that has no ../shared beside it.
+DATA = Path(os.environ.get("LEAFWIRE_SHARED_DATA") or REPO.parent / "shared" / "data")
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE))
 
@@ -299,6 +301,32 @@ def table(results, workload, reference, value="median_s"):
     return "\n".join(lines)
 
 
+FAST_PEERS = ("orjson", "msgspec.msgpack", "msgspec.json")
+
+
+def against_fastest(results, workload, lib="leafwire"):
+    """A table of `lib`'s time ÷ the fastest of orjson and msgspec (either encoding) per
+    file, and their geometric mean: the figure issue #11's Python targets are set on (below
+    1 means leafwire is faster)."""
+    rows = [r for r in results if r["workload"] == workload]
+    by = {(r["file"], r["library"]): r["median_s"] for r in rows}
+    files = list(dict.fromkeys(r["file"] for r in rows))
+    lines = ["| file | fastest peer | leafwire ÷ fastest |", "|---|---|---|"]
+    ratios = []
+    for f in files:
+        peers = [(by[(f, p)], p) for p in FAST_PEERS if (f, p) in by]
+        if (f, lib) not in by or not peers:
+            continue
+        best, name = min(peers)
+        ratios.append(by[(f, lib)] / best)
+        lines.append(f"| {f} | {name} | {ratios[-1]:.2f} |")
+    if not ratios:
+        return ""
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    lines.append(f"| **geometric mean** | | **{geo:.2f}** |")
+    return "\n".join(lines)
+
+
 def report(out):
     meta = out["meta"]
     parts = [
@@ -308,6 +336,8 @@ def report(out):
         "Median time per call (lower is better). Speedup columns: the reference's time / leafwire's time, so above 1 means leafwire is faster (the reference is orjson; for lazy access orjson.loads + indexing).",
         "## dumps (Python objects → bytes)", table(out["results"], "dumps", "orjson"),
         "## loads (bytes → Python objects)", table(out["results"], "loads", "orjson"),
+        "## dumps: leafwire ÷ the fastest of orjson and msgspec", against_fastest(out["results"], "dumps"),
+        "## loads: leafwire ÷ the fastest of orjson and msgspec", against_fastest(out["results"], "loads"),
         "## lazy: one deep value (the last leaf)", table(out["results"], "lazy", "orjson (loads + index)"),
         "## columns: sum one float64 column of a file", table(out["results"], "columns", "orjson (loads + sum)"),
         "## sizes (bytes)",

@@ -16,6 +16,15 @@ bignum), ``float``, ``str``, ``bytes`` (also from ``bytearray``/``memoryview``),
 and numpy arrays of bool, int8..int64, uint8..uint64, float32, float64 (typed arrays, N-d
 shape kept). numpy scalars encode as their value (float32 stays f32, read back as float).
 
+Other everyday types are written by documented conventions (spec §12) that any reader of
+the format reads, and come back with ``loads(data, type=T)``: ``datetime``/``date``/``time``
+as RFC 3339 / ISO 8601 text (``isoformat()``: offset kept, none for naive values), ``UUID``
+as its hyphenated text, an ``Enum`` member as its value, a dataclass as an object of its
+fields, numpy string/bytes/object arrays as nested lists, float16 as float32, and numpy
+``datetime64``/``timedelta64`` (arrays or scalars) as ``{"$dtype": "datetime64[ns]",
+"$data": <int64 counts>}``. Anything else raises ``EncodeError`` naming the type and, in
+``.path``, the JSON Pointer of the value (unless ``default=`` converts it).
+
 numpy is optional (``pip install leafwire[numpy]``) and imported only when needed: without
 it everything works except reading typed arrays as numpy arrays, which raises
 ``ModuleNotFoundError``; ``loads(data, arrays="list")`` and ``.to_python(arrays="list")``
@@ -77,7 +86,7 @@ else:
         """
         return _leafwire.dumps(obj, default=default, max_depth=max_depth)
 
-    def loads(data, *, arrays="numpy", max_depth=DEFAULT_MAX_DEPTH):
+    def loads(data, *, type=None, arrays="numpy", max_depth=DEFAULT_MAX_DEPTH):  # noqa: A002 - msgspec's name
         """Deserialize Leafwire bytes (any bytes-like object) to Python objects.
 
         Typed arrays come back as numpy arrays by default (``arrays="numpy"``): they are
@@ -92,8 +101,35 @@ else:
         for nesting deeper than ``max_depth`` (at most ``MAX_DEPTH_CAP``, 1024: decoding
         recurses on the native stack). Everything decoded is read with bounds checks; use
         ``validate()`` to check a whole untrusted document against the spec.
+
+        With ``type=T`` (a class or a type annotation: a dataclass, ``datetime``,
+        ``date``, ``time``, ``uuid.UUID``, an ``Enum``, ``numpy.ndarray``,
+        ``numpy.datetime64``, ``list[T]``, ``tuple[...]``, ``dict[K, V]``,
+        ``Optional[T]``/``T | None``, ``Union``, ``Literal``, ``Any``, the JSON types), the
+        value is rebuilt as that type from the forms ``dumps`` writes (spec §12): the round
+        trip of these types is ``loads(dumps(x), type=type(x))``. Dataclass fields are
+        read by their annotations (missing fields take their defaults; unknown keys are
+        ignored); datetimes are parsed from RFC 3339 text (a trailing ``Z`` is UTC; a text
+        without an offset gives a naive datetime); enums are looked up by value; numpy
+        ``datetime64``/``timedelta64`` come back from their ``{"$dtype", "$data"}``
+        object. A value that does not fit raises ``DecodeError`` with category
+        ``"wrong_type"`` and ``path``, the JSON Pointer of the value::
+
+            @dataclass
+            class Event:
+                id: uuid.UUID
+                at: datetime.datetime
+                level: Level              # an Enum
+                tags: list[str]
+
+            events = leafwire.loads(leafwire.dumps(events), type=list[Event])
         """
-        return _leafwire.loads(data, arrays=arrays, max_depth=max_depth)
+        value = _leafwire.loads(data, arrays=arrays, max_depth=max_depth)
+        if type is None:
+            return value
+        from ._typed import convert
+
+        return convert(value, type)
 
     def dump(obj, fp, *, checksums=True, **kw):
         """Serialize ``obj`` as Leafwire to the binary file object ``fp``.
@@ -107,8 +143,9 @@ else:
         _leafwire.dump(obj, fp, checksums=checksums, **kw)
 
     def load(fp, **kw):
-        """Deserialize the Leafwire document read from the binary file object ``fp``."""
-        return _leafwire.loads(fp.read(), **kw)
+        """Deserialize the Leafwire document read from the binary file object ``fp`` (the
+        options of ``loads``, ``type=`` included)."""
+        return loads(fp.read(), **kw)
 
     def open(source):  # noqa: A001 - the module's entry point, as in `gzip.open`
         """Open a Leafwire document lazily; returns a ``Document``.

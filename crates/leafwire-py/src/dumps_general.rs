@@ -4,6 +4,8 @@
 //! Exact built-in types are tested first (the common case, one pointer comparison each),
 //! then numpy arrays and scalars, then subclasses of the built-ins, then the `default` hook.
 
+mod host;
+
 use leafwire::KeyId;
 use numpy::PyUntypedArray;
 use pyo3::ffi;
@@ -13,7 +15,7 @@ use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, 
 use rustc_hash::FxHashMap;
 
 use crate::arrays;
-use crate::errors::{encode_depth, encode_error, to_py, wrap_encode, Side};
+use crate::errors::{encode_depth, encode_error, to_py, wrap_encode, EncodeError, Side};
 
 pub struct Encoder<'a, 'py> {
     pub py: Python<'py>,
@@ -32,6 +34,11 @@ pub struct Encoder<'a, 'py> {
     /// The address of the object whose nesting passed `max_depth`, while that error
     /// unwinds: a container met on the way up with the same address contains itself.
     too_deep: usize,
+    /// The field names of each dataclass met, by type address (the type is kept alive).
+    dataclasses: FxHashMap<usize, (Py<pyo3::types::PyType>, Vec<Py<PyString>>)>,
+    /// The keys and indexes from the failing value up to the root, gathered while an
+    /// `EncodeError` unwinds (so nothing is spent on paths until something fails).
+    err_path: Vec<String>,
 }
 
 /// What an int key or value becomes.
@@ -54,6 +61,8 @@ impl<'a, 'py> Encoder<'a, 'py> {
             keys: FxHashMap::default(),
             keep: Vec::new(),
             too_deep: 0,
+            dataclasses: FxHashMap::default(),
+            err_path: Vec::new(),
         }
     }
 
@@ -177,6 +186,9 @@ impl<'a, 'py> Encoder<'a, 'py> {
     #[inline(never)]
     fn fallback(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
         let type_name = obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        if self.host(obj, depth)? {
+            return Ok(());
+        }
         let Some(default) = self.default else {
             return Err(encode_error(self.py, format!("Type is not Leafwire serializable: {type_name}"), "wrong_type"));
         };
@@ -209,6 +221,36 @@ impl<'a, 'py> Encoder<'a, 'py> {
         self.too_deep = 0;
         let type_name = obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
         encode_error(self.py, format!("cycle: a {type_name} contains itself, so it has no finite encoding"), "cycle")
+    }
+
+    /// Notes the key or index `segment` of the child `e` comes from, if `e` is an
+    /// `EncodeError` (other exceptions, from a `default` hook..., pass through untouched).
+    #[cold]
+    #[inline(never)]
+    fn at(&mut self, e: PyErr, segment: impl FnOnce() -> String) -> PyErr {
+        if e.is_instance_of::<EncodeError>(self.py) {
+            self.err_path.push(segment());
+        }
+        e
+    }
+
+    /// `e` with the JSON Pointer (RFC 6901) of the value that failed: its `path` attribute,
+    /// and " (at /a/0)" added to the message when it is not the root.
+    #[cold]
+    #[inline(never)]
+    pub fn with_path(&mut self, e: PyErr) -> PyErr {
+        if !e.is_instance_of::<EncodeError>(self.py) {
+            return e;
+        }
+        let pointer: String = self.err_path.drain(..).rev().map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1"))).collect();
+        let value = e.value(self.py);
+        let _ = value.setattr("path", &pointer);
+        if !pointer.is_empty() {
+            if let Ok(message) = value.str() {
+                let _ = value.setattr("args", (format!("{message} (at {pointer})"),));
+            }
+        }
+        e
     }
 
     fn string(&mut self, s: &Bound<'py, PyString>) -> PyResult<()> {
@@ -261,8 +303,9 @@ impl<'a, 'py> Encoder<'a, 'py> {
         self.core(r)?;
         // The iterator re-reads the length at every step, so a `default` hook that mutates
         // the list cannot make it read out of bounds.
-        for item in list.iter() {
+        for (i, item) in list.iter().enumerate() {
             if let Err(e) = self.value(&item, depth) {
+                let e = self.at(e, || i.to_string());
                 return Err(self.unwind(list, e));
             }
         }
@@ -274,8 +317,9 @@ impl<'a, 'py> Encoder<'a, 'py> {
         let depth = self.enter(tuple, depth)?;
         let r = self.out.begin_array();
         self.core(r)?;
-        for item in tuple.iter_borrowed() {
+        for (i, item) in tuple.iter_borrowed().enumerate() {
             if let Err(e) = self.value(&item, depth) {
+                let e = self.at(e, || i.to_string());
                 return Err(self.unwind(tuple, e));
             }
         }
@@ -300,19 +344,19 @@ impl<'a, 'py> Encoder<'a, 'py> {
             let r = self.out.begin_object();
             self.core(r)?;
             self.str_key(&k0)?;
-            self.value(&v0, depth)?;
+            self.value(&v0, depth).map_err(|e| self.at(e, || k0.to_string()))?;
             for (k, v) in iter {
-                self.str_key(&k)?;
-                self.value(&v, depth)?;
+                self.str_key(&k).map_err(|e| self.at(e, || k.to_string()))?;
+                self.value(&v, depth).map_err(|e| self.at(e, || k.to_string()))?;
             }
         } else if k0.is_instance_of::<PyInt>() {
             let r = self.out.begin_intmap();
             self.core(r)?;
             self.int_key(&k0)?;
-            self.value(&v0, depth)?;
+            self.value(&v0, depth).map_err(|e| self.at(e, || k0.to_string()))?;
             for (k, v) in iter {
-                self.int_key(&k)?;
-                self.value(&v, depth)?;
+                self.int_key(&k).map_err(|e| self.at(e, || k.to_string()))?;
+                self.value(&v, depth).map_err(|e| self.at(e, || k.to_string()))?;
             }
         } else {
             return Err(self.bad_key(&k0));

@@ -69,7 +69,7 @@ fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'
         return Ok(bytes);
     }
     let mut encoder = dumps_general::Encoder::new(py, default, check_depth(max_depth)?);
-    encoder.value(obj, 0)?;
+    encoder.value(obj, 0).map_err(|e| encoder.with_path(e))?;
     let empty_rows = encoder.empty_rows;
     let out = encoder.out;
     let bytes = py.detach(|| out.finish()).map_err(|e| to_py(py, e, Side::Encode))?;
@@ -107,7 +107,7 @@ fn dump<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, fp: &Bound<'py, PyAny>, d
         return Ok(());
     }
     let mut encoder = dumps_general::Encoder::new(py, default, check_depth(max_depth)?);
-    encoder.value(obj, 0)?;
+    encoder.value(obj, 0).map_err(|e| encoder.with_path(e))?;
     // The core checks the rows of empty arrays (spec §5.2) while laying the document
     // out, before the first byte is written.
     let mut writer = FileWriter { fp, failed: None };
