@@ -398,7 +398,7 @@ impl Builder {
                 self.tmask.push(is_int as u8);
             }
         }
-        let mask = (ints > 0).then(|| mask_start..self.tmask.len());
+        let mask = (ints > 0).then_some(mask_start..self.tmask.len());
         Some(self.store_typed(ElementType::F64, smallvec::smallvec![run.len() as u64], data_start, mask, true))
     }
 

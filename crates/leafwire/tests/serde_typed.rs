@@ -1,0 +1,108 @@
+//! serde over typed arrays: numeric vectors (flat and nested) round trip through the
+//! typed-array deserializer with their values and types, bytes borrow, and JSON-inferred
+//! arrays (narrowed integers, masked floats) read back as the numbers they were.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Mesh {
+    name: String,
+    xs: Vec<f64>,
+    ids: Vec<i64>,
+    big: Vec<u64>,
+    small: Vec<u8>,
+    flags: Vec<bool>,
+    points: Vec<(f64, f64)>,
+    rings: Vec<Vec<Vec<(f32, f32)>>>,
+    cube: Vec<[[i16; 2]; 3]>,
+    maybe: Option<Vec<f64>>,
+    empty: Vec<f64>,
+}
+
+fn mesh() -> Mesh {
+    Mesh {
+        name: "m".into(),
+        xs: vec![0.5, -1.25, f64::MAX, 3.0],
+        ids: vec![i64::MIN, -1, 0, i64::MAX],
+        big: vec![0, u64::MAX, 1 << 63],
+        small: vec![0, 7, 255],
+        flags: vec![true, false, true],
+        points: (0..50).map(|i| (i as f64 * 0.5, -(i as f64))).collect(),
+        rings: vec![vec![vec![(1.0, 2.0), (3.0, 4.0)], vec![(5.0, 6.0)]], vec![], vec![vec![(7.5, 8.5), (9.0, 1.0)]]],
+        cube: vec![[[1, -2], [3, 4], [i16::MIN, i16::MAX]]; 4],
+        maybe: Some(vec![1.5, 2.5]),
+        empty: vec![],
+    }
+}
+
+#[test]
+fn numeric_vectors_round_trip() {
+    let m = mesh();
+    let bytes = leafwire::to_vec(&m).unwrap();
+    let back: Mesh = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(back, m);
+    // The vectors really are typed arrays (what the fast path reads).
+    let doc = leafwire::Document::open(&bytes).unwrap();
+    for path in ["/xs", "/ids", "/points", "/cube", "/maybe", "/big"] {
+        assert_eq!(doc.pointer(path).unwrap().kind(), leafwire::Kind::TypedArray, "{path}");
+    }
+    assert_eq!(doc.pointer("/points").unwrap().typed().unwrap().shape(), vec![50, 2]);
+    assert_eq!(doc.pointer("/cube").unwrap().typed().unwrap().shape(), vec![4, 3, 2]);
+}
+
+#[test]
+fn rows_of_a_typed_array_deserialize_on_their_own() {
+    let bytes = leafwire::to_vec(&mesh()).unwrap();
+    let doc = leafwire::Document::open(&bytes).unwrap();
+    let row = doc.pointer("/cube/2/1").unwrap();
+    let v: Vec<i16> = serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
+    assert_eq!(v, vec![3, 4]);
+    // The whole document's cube, as a dynamic value, matches the typed one.
+    let any: serde_json::Value = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(any["cube"][3][2], serde_json::json!([i16::MIN, i16::MAX]));
+    assert_eq!(any["big"], serde_json::json!([0u64, u64::MAX, 1u64 << 63]));
+}
+
+#[derive(Deserialize, Debug)]
+struct Borrowed<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    #[serde(with = "serde_bytes")]
+    small: &'a [u8],
+}
+
+#[test]
+fn u8_arrays_and_strings_borrow() {
+    let bytes = leafwire::to_vec(&mesh()).unwrap();
+    let b: Borrowed<'_> = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!((b.name, b.small), ("m", &[0u8, 7, 255][..]));
+    let range = bytes.as_ptr_range();
+    assert!(range.contains(&b.small.as_ptr()) && range.contains(&b.name.as_ptr()));
+}
+
+#[test]
+fn json_inferred_arrays_read_as_their_numbers() {
+    let doc = leafwire::json::from_json(br#"{"mixed": [1, 2.5, -3], "narrow": [1, 200, -5], "grid": [[1, 2], [3, 4.5]]}"#).unwrap();
+    #[derive(Deserialize)]
+    struct T {
+        mixed: Vec<f64>,
+        narrow: Vec<i32>,
+        grid: Vec<Vec<f64>>,
+    }
+    let t: T = leafwire::from_slice(&doc).unwrap();
+    assert_eq!(t.mixed, vec![1.0, 2.5, -3.0]);
+    assert_eq!(t.narrow, vec![1, 200, -5]);
+    assert_eq!(t.grid, vec![vec![1.0, 2.0], vec![3.0, 4.5]]);
+    // Masked integers stay integers for a dynamic reader.
+    let any: serde_json::Value = leafwire::from_slice(&doc).unwrap();
+    assert_eq!(any["mixed"], serde_json::json!([1, 2.5, -3]));
+    assert!(any["mixed"][0].is_i64());
+}
+
+#[test]
+fn wrong_element_types_are_errors() {
+    let bytes = leafwire::to_vec(&vec![1.5f64, 2.5]).unwrap();
+    assert!(leafwire::from_slice::<Vec<i32>>(&bytes).is_err());
+    let bytes = leafwire::to_vec(&vec![300i64, 2]).unwrap();
+    assert!(leafwire::from_slice::<Vec<u8>>(&bytes).is_err());
+}
