@@ -79,6 +79,22 @@ struct Frame {
     start: usize,
     /// Keys seen, once the container is too large for a linear duplicate scan.
     seen: Option<FxHashSet<u64>>,
+    /// The largest key pushed so far (meaningful once there is a child).
+    max_key: u64,
+    run: Run,
+}
+
+/// A serde sequence's numbers, written straight into `tdata` while they all have one
+/// type: a `Vec<f64>` then costs a byte copy per element instead of an item on the stack
+/// and a second pass at `close` (the bytes are those `exact_run` would write).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Run {
+    /// Not a bulk sequence (or no longer: it met something else).
+    Off,
+    /// A bulk sequence with no child yet.
+    Empty,
+    /// `count` numbers of type `t`, their bytes at `tdata[data_start..]`.
+    Numbers { t: ElementType, data_start: usize, count: usize },
 }
 
 /// What to do when an object receives a key it already has.
@@ -148,8 +164,19 @@ impl Builder {
     #[inline]
     pub fn push(&mut self, key: u64, item: Item) -> Result<()> {
         if let Some(frame) = self.frames.last_mut() {
+            if frame.run != Run::Off {
+                if self.extend_run(&item) {
+                    return Ok(());
+                }
+                self.break_run();
+                return self.push(key, item);
+            }
             if frame.kind != FrameKind::Array {
+                let fresh = frame.seen.is_none() && (self.stack.len() == frame.start || key > frame.max_key);
                 let duplicate = match &mut frame.seen {
+                    // Above every key so far (sorted maps, struct fields in first-seen
+                    // order): no scan and no hashing needed.
+                    None if fresh => false,
                     Some(seen) => !seen.insert(key),
                     None => {
                         let dup = self.stack_keys[frame.start..].contains(&key);
@@ -175,6 +202,7 @@ impl Builder {
                         }
                     }
                 }
+                frame.max_key = frame.max_key.max(key);
             }
         }
         self.stack.push(item);
@@ -229,13 +257,65 @@ impl Builder {
         if self.frames.len() >= self.max_depth {
             return Err(Error::depth_limit(self.max_depth));
         }
-        self.frames.push(Frame { kind, start: self.stack.len(), seen: None });
+        self.break_run();
+        self.frames.push(Frame { kind, start: self.stack.len(), seen: None, max_key: 0, run: Run::Off });
         Ok(())
+    }
+
+    /// Opens an array whose leading numbers of one exact type go straight to typed data
+    /// (serde sequences; closed with `close`).
+    pub fn open_seq(&mut self) -> Result<()> {
+        self.open(FrameKind::Array)?;
+        self.frames.last_mut().expect("just opened").run = Run::Empty;
+        Ok(())
+    }
+
+    /// Appends a number to the innermost frame's run if it continues it; returns whether
+    /// it did.
+    #[inline]
+    fn extend_run(&mut self, item: &Item) -> bool {
+        let Some(frame) = self.frames.last_mut() else { return false };
+        let Item::Num(NumTy::Exact(u), bits) = *item else { return false };
+        match &mut frame.run {
+            Run::Numbers { t, count, .. } if *t == u => *count += 1,
+            run @ Run::Empty => *run = Run::Numbers { t: u, data_start: self.tdata.len(), count: 1 },
+            _ => return false,
+        }
+        // Fixed-length copies: a slice of run-time length would be a memcpy call each.
+        match u.size() {
+            8 => self.tdata.extend_from_slice(&bits.to_le_bytes()),
+            4 => self.tdata.extend_from_slice(&(bits as u32).to_le_bytes()),
+            2 => self.tdata.extend_from_slice(&(bits as u16).to_le_bytes()),
+            _ => self.tdata.push(bits as u8),
+        }
+        true
+    }
+
+    /// Turns the innermost frame's run back into items on the stack (it met a value of
+    /// another kind), so that the container closes as it would have without the run.
+    fn break_run(&mut self) {
+        let Some(frame) = self.frames.last_mut() else { return };
+        let run = std::mem::replace(&mut frame.run, Run::Off);
+        let Run::Numbers { t, data_start, .. } = run else { return };
+        for chunk in self.tdata[data_start..].chunks_exact(t.size()) {
+            // The bits `Item::Num` holds: floats' own bits, integers sign- or zero-extended.
+            let bits = match t {
+                ElementType::F32 => u32::from_le_bytes(chunk.try_into().unwrap()) as u64,
+                _ => int_from_le(chunk, t) as u64,
+            };
+            self.stack.push(Item::Num(NumTy::Exact(t), bits));
+            self.stack_keys.push(0);
+        }
+        self.tdata.truncate(data_start);
     }
 
     /// Closes the innermost container and pushes it, under `key`, to its parent.
     pub fn close(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
+        if let Run::Numbers { t, data_start, count } = frame.run {
+            let item = self.store_typed(t, smallvec::smallvec![count as u64], data_start, None, false);
+            return self.push(key, item);
+        }
         let item = match frame.kind {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
@@ -260,6 +340,7 @@ impl Builder {
 
     /// Closes the innermost container, an array, without turning it into a typed array.
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
+        self.break_run();
         let frame = self.frames.pop().expect("close without open");
         let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
         self.stack.truncate(frame.start);
@@ -302,6 +383,8 @@ impl Builder {
 
     /// Adds a typed array given its element bytes; used by `Value` and serde paths.
     pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Shape, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {
+        // Its bytes go to `tdata`: a run in progress must leave it first.
+        self.break_run();
         let start = self.tdata.len();
         self.tdata.extend_from_slice(bytes);
         let mask = mask.map(|m| {

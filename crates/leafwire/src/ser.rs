@@ -152,7 +152,7 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
         b.close(key)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'b>> {
-        self.b.open(FrameKind::Array)?;
+        self.b.open_seq()?;
         Ok(Compound::new(self.b, self.key, None, true))
     }
     fn serialize_tuple(self, len: usize) -> Result<Compound<'b>> {

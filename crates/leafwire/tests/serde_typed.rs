@@ -106,3 +106,63 @@ fn wrong_element_types_are_errors() {
     let bytes = leafwire::to_vec(&vec![300i64, 2]).unwrap();
     assert!(leafwire::from_slice::<Vec<u8>>(&bytes).is_err());
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Cell {
+    N(f64),
+    S(String),
+    L(Vec<f64>),
+}
+
+#[test]
+fn sequences_that_stop_being_numeric_stay_generic() {
+    // Numbers first, then another kind: the numbers go back to being children.
+    let v = vec![Cell::N(1.5), Cell::N(2.5), Cell::S("x".into()), Cell::L(vec![1.0, 2.0]), Cell::N(3.0)];
+    let bytes = leafwire::to_vec(&v).unwrap();
+    assert_eq!(leafwire::Document::open(&bytes).unwrap().root().kind(), leafwire::Kind::Array);
+    assert_eq!(leafwire::from_slice::<Vec<Cell>>(&bytes).unwrap(), v);
+    let v = vec![Cell::N(1.5), Cell::L(vec![4.0]), Cell::L(vec![])];
+    assert_eq!(leafwire::from_slice::<Vec<Cell>>(&leafwire::to_vec(&v).unwrap()).unwrap(), v);
+    // Same-typed numbers under an enum of integers and floats: one type wins or none.
+    let mixed: Vec<serde_json::Value> = vec![1.into(), 2.5.into(), (-3).into()];
+    let back: Vec<serde_json::Value> = leafwire::from_slice(&leafwire::to_vec(&mixed).unwrap()).unwrap();
+    assert_eq!(back, mixed);
+    let f32s = vec![1.5f32, -0.0, f32::MIN_POSITIVE];
+    let back: Vec<f32> = leafwire::from_slice(&leafwire::to_vec(&(f32s.clone(), "x")).unwrap()).map(|(v, _): (Vec<f32>, String)| v).unwrap();
+    assert_eq!(back, f32s);
+}
+
+/// A map whose keys arrive in any order, so that every duplicate check path runs.
+struct Pairs(Vec<(i64, u8)>);
+
+impl Serialize for Pairs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+#[test]
+fn duplicate_map_keys_are_refused_in_any_order() {
+    for n in [3i64, 40] {
+        let ascending: Vec<(i64, u8)> = (0..n).map(|k| (k, 1)).collect();
+        assert!(leafwire::to_vec(&Pairs(ascending.clone())).is_ok());
+        for dup in [0, n / 2, n - 1] {
+            let mut keys = ascending.clone();
+            keys.push((dup, 2));
+            let e = leafwire::to_vec(&Pairs(keys)).unwrap_err();
+            assert_eq!(e.category(), leafwire::Category::DuplicateKey, "{n} {dup}");
+        }
+        let mut descending = ascending.clone();
+        descending.reverse();
+        descending.insert(n as usize / 2, (n - 1, 3));
+        assert_eq!(leafwire::to_vec(&Pairs(descending)).unwrap_err().category(), leafwire::Category::DuplicateKey);
+        let shuffled: Vec<(i64, u8)> = (0..n).map(|k| ((k * 7919) % n - n / 2, 1)).collect();
+        assert!(leafwire::to_vec(&Pairs(shuffled)).is_ok());
+    }
+}
