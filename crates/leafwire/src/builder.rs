@@ -131,7 +131,15 @@ pub(crate) struct Builder {
     pub dict: IndexSet<Box<str>, FxBuildHasher>,
     pub max_depth: usize,
     pub duplicate_keys: DuplicateKeys,
+    /// Ids of `&'static str` keys (serde struct fields) by address and length: a field
+    /// name met again costs a compare instead of hashing and comparing its text.
+    /// Allocated (zeroed) at the first use: only serde structs need it.
+    static_keys: Vec<(usize, usize, u64)>,
 }
+
+/// Entries of the direct-mapped cache of static keys: more than the fields of the
+/// struct types one document usually holds.
+const STATIC_KEY_SLOTS: usize = 256;
 
 impl Builder {
     pub fn new(max_depth: usize) -> Builder {
@@ -149,7 +157,27 @@ impl Builder {
             dict: IndexSet::default(),
             max_depth,
             duplicate_keys: DuplicateKeys::Error,
+            static_keys: Vec::new(),
         }
+    }
+
+    /// [`key_id`](Self::key_id) for a key that lives for the whole program, cached by
+    /// its address (the same text at two addresses just takes two entries).
+    #[inline]
+    pub fn static_key_id(&mut self, key: &'static str) -> u64 {
+        let (addr, len) = (key.as_ptr() as usize, key.len());
+        let slot = (addr ^ (addr >> 9) ^ len) % STATIC_KEY_SLOTS;
+        if self.static_keys.is_empty() {
+            self.static_keys = vec![(0, 0, 0); STATIC_KEY_SLOTS];
+        }
+        let (a, l, id) = self.static_keys[slot];
+        // Address 0 never holds a str, so the zeroed entries never match.
+        if a == addr && l == len {
+            return id;
+        }
+        let id = self.key_id(key);
+        self.static_keys[slot] = (addr, len, id);
+        id
     }
 
     /// Interns an object key, returning its provisional id.

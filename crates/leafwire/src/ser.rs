@@ -22,9 +22,9 @@ impl<'b> ValueSerializer<'b> {
         self.b.push(self.key, Item::Num(NumTy::Exact(t), bits))
     }
 
-    fn variant_object(self, variant: &str) -> Result<(u64, &'b mut Builder)> {
+    fn variant_object(self, variant: &'static str) -> Result<(u64, &'b mut Builder)> {
         self.b.open(FrameKind::Object)?;
-        let id = self.b.key_id(variant);
+        let id = self.b.static_key_id(variant);
         Ok((id, self.b))
     }
 }
@@ -261,7 +261,7 @@ impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        let id = self.b.key_id(key);
+        let id = self.b.static_key_id(key);
         value.serialize(ValueSerializer { b: &mut *self.b, key: id })
     }
     fn end(self) -> Result<()> {
