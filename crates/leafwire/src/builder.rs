@@ -139,7 +139,7 @@ pub(crate) struct Builder {
 
 /// Entries of the direct-mapped cache of static keys: more than the fields of the
 /// struct types one document usually holds.
-const STATIC_KEY_SLOTS: usize = 256;
+const STATIC_KEY_SLOTS: usize = 64;
 
 impl Builder {
     pub fn new(max_depth: usize) -> Builder {

@@ -43,6 +43,18 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
             return visitor.visit_seq(Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
         }
         let bytes = self.last_axis_bytes().expect("the last axis");
+        // One loop per element type, chosen once: the common unmasked arrays then cost a
+        // fixed-size read and a visit per element.
+        if h.mask_pos.is_none() {
+            use ElementType::*;
+            return match h.element {
+                F64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
+                F32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
+                I64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
+                I32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
+                _ => visitor.visit_seq(Elements { bytes, element: h.element, mask: None, flat: self.start, size: h.element.size() }),
+            };
+        }
         visitor.visit_seq(Elements { bytes, element: h.element, mask: h.mask_pos.map(|m| (self.buf, m)), flat: self.start, size: h.element.size() })
     }
 
@@ -134,6 +146,34 @@ impl<'de> de::SeqAccess<'de> for Elements<'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.bytes.len() / self.size)
+    }
+}
+
+/// The elements of an unmasked last axis of `N`-byte elements, read by `read`.
+struct Plain<'a, const N: usize, F> {
+    chunks: std::slice::ChunksExact<'a, u8>,
+    read: F,
+}
+
+impl<'a, const N: usize, F: Fn([u8; N]) -> Num> Plain<'a, N, F> {
+    fn new(bytes: &'a [u8], read: F) -> Self {
+        Plain { chunks: bytes.chunks_exact(N), read }
+    }
+}
+
+impl<'de, const N: usize, F: Fn([u8; N]) -> Num> de::SeqAccess<'de> for Plain<'de, N, F> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        match self.chunks.next() {
+            None => Ok(None),
+            Some(b) => seed.deserialize(Scalar((self.read)(b.try_into().expect("chunks of N bytes")))).map(Some),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.chunks.len())
     }
 }
 

@@ -166,3 +166,17 @@ fn duplicate_map_keys_are_refused_in_any_order() {
         assert!(leafwire::to_vec(&Pairs(shuffled)).is_ok());
     }
 }
+
+#[test]
+fn every_element_type_round_trips() {
+    fn check<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(v: T) {
+        assert_eq!(leafwire::from_slice::<T>(&leafwire::to_vec(&v).unwrap()).unwrap(), v);
+    }
+    check(vec![i32::MIN, 0, i32::MAX]);
+    check(vec![u32::MAX, 0]);
+    check(vec![i8::MIN, i8::MAX]);
+    check(vec![u16::MAX, 1]);
+    check(vec![[f32::MAX, -1.0], [0.5, f32::EPSILON]]);
+    check(vec![vec![1i64 << 40], vec![-(1i64 << 40)]]);
+    check(vec![f64::INFINITY, f64::NEG_INFINITY, -0.0]);
+}
