@@ -87,7 +87,7 @@ struct Frame {
 /// A serde sequence's numbers, written straight into `tdata` while they all have one
 /// type: a `Vec<f64>` then costs a byte copy per element instead of an item on the stack
 /// and a second pass at `close` (the bytes are those `exact_run` would write).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone)]
 enum Run {
     /// Not a bulk sequence (or no longer: it met something else).
     Off,
@@ -95,6 +95,10 @@ enum Run {
     Empty,
     /// `count` numbers of type `t`, their bytes at `tdata[data_start..]`.
     Numbers { t: ElementType, data_start: usize, count: usize },
+    /// `count` rows of shape `row`, each a closed child sequence (or rows of rows), their
+    /// bytes adjacent at `tdata[data_start..]`: `Vec<(f64, f64)>` becomes one `[n, 2]`
+    /// array without a `TypedItem` per point (the bytes and shape `merge_rows` makes).
+    Rows { t: ElementType, row: Shape, data_start: usize, count: usize },
 }
 
 /// What to do when an object receives a key it already has.
@@ -192,7 +196,7 @@ impl Builder {
     #[inline]
     pub fn push(&mut self, key: u64, item: Item) -> Result<()> {
         if let Some(frame) = self.frames.last_mut() {
-            if frame.run != Run::Off {
+            if !matches!(frame.run, Run::Off) {
                 if self.extend_run(&item) {
                     return Ok(());
                 }
@@ -285,7 +289,11 @@ impl Builder {
         if self.frames.len() >= self.max_depth {
             return Err(Error::depth_limit(self.max_depth));
         }
-        self.break_run();
+        // A child writes its numbers after the parent's: a run of numbers in the parent
+        // ends here, while rows (whose next one may be this child) go on.
+        if matches!(self.frames.last().map(|f| &f.run), Some(Run::Numbers { .. })) {
+            self.break_run();
+        }
         self.frames.push(Frame { kind, start: self.stack.len(), seen: None, max_key: 0, run: Run::Off });
         Ok(())
     }
@@ -324,7 +332,21 @@ impl Builder {
     fn break_run(&mut self) {
         let Some(frame) = self.frames.last_mut() else { return };
         let run = std::mem::replace(&mut frame.run, Run::Off);
-        let Run::Numbers { t, data_start, .. } = run else { return };
+        let (t, data_start) = match run {
+            Run::Numbers { t, data_start, .. } => (t, data_start),
+            Run::Rows { t, row, data_start, count } => {
+                // Back to one typed item per row, as the rows were before `Rows`.
+                let row_bytes = row.iter().product::<u64>() as usize * t.size();
+                for i in 0..count {
+                    let at = data_start + i * row_bytes;
+                    self.typed.push(TypedItem { element: t, shape: row.clone(), data: at..at + row_bytes, mask: None, inferred: false });
+                    self.stack.push(Item::Typed(self.typed.len() - 1));
+                    self.stack_keys.push(0);
+                }
+                return;
+            }
+            _ => return,
+        };
         for chunk in self.tdata[data_start..].chunks_exact(t.size()) {
             // The bits `Item::Num` holds: floats' own bits, integers sign- or zero-extended.
             let bits = match t {
@@ -340,9 +362,14 @@ impl Builder {
     /// Closes the innermost container and pushes it, under `key`, to its parent.
     pub fn close(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
-        if let Run::Numbers { t, data_start, count } = frame.run {
-            let item = self.store_typed(t, smallvec::smallvec![count as u64], data_start, None, false);
-            return self.push(key, item);
+        match frame.run {
+            Run::Numbers { t, data_start, count } => return self.push_rows(key, t, smallvec::smallvec![count as u64], data_start),
+            Run::Rows { t, row, data_start, count } => {
+                let mut shape: Shape = smallvec::smallvec![count as u64];
+                shape.extend_from_slice(&row);
+                return self.push_rows(key, t, shape, data_start);
+            }
+            _ => {}
         }
         let item = match frame.kind {
             FrameKind::Array => match self.typed_from_run(frame.start) {
@@ -363,6 +390,30 @@ impl Builder {
         };
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
+        self.push(key, item)
+    }
+
+    /// Pushes a closed sequence of numbers (of `shape`, its bytes at `tdata[data_start..]`)
+    /// as a row of its parent's run when it continues it, else as a typed item.
+    fn push_rows(&mut self, key: u64, t: ElementType, shape: Shape, data_start: usize) -> Result<()> {
+        if let Some(parent) = self.frames.last_mut() {
+            match &mut parent.run {
+                Run::Rows { t: pt, row, count, data_start: first }
+                    if *pt == t && *row == shape && *first + *count * row.iter().product::<u64>() as usize * t.size() == data_start =>
+                {
+                    *count += 1;
+                    return Ok(());
+                }
+                run @ Run::Empty if shape.len() < MAX_RANK => {
+                    *run = Run::Rows { t, row: shape, data_start, count: 1 };
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        // Anything else leaves the parent's run first, so the rows it held come before.
+        self.break_run();
+        let item = self.store_typed(t, shape, data_start, None, false);
         self.push(key, item)
     }
 
