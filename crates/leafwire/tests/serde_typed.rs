@@ -180,3 +180,24 @@ fn every_element_type_round_trips() {
     check(vec![vec![1i64 << 40], vec![-(1i64 << 40)]]);
     check(vec![f64::INFINITY, f64::NEG_INFINITY, -0.0]);
 }
+
+#[test]
+fn serde_output_is_the_canonical_encoding_of_its_value() {
+    // Rows that agree, rows that stop agreeing (length, then type), rows after a break.
+    let ragged: Vec<Vec<Vec<f64>>> = vec![
+        vec![vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0]],
+        vec![vec![1.0, 2.0], vec![3.0, 4.0]],
+        vec![],
+        vec![vec![], vec![]],
+    ];
+    let typed_then_not: (Vec<[i32; 2]>, Vec<Cell>) = (vec![[1, 2], [3, 4]], vec![Cell::L(vec![1.0]), Cell::L(vec![2.0]), Cell::N(3.0), Cell::L(vec![4.0, 5.0])]);
+    for bytes in [leafwire::to_vec(&mesh()).unwrap(), leafwire::to_vec(&ragged).unwrap(), leafwire::to_vec(&typed_then_not).unwrap()] {
+        let value = leafwire::decode(&bytes).unwrap();
+        assert!(leafwire::encode(&value).unwrap() == bytes, "{value:?}");
+    }
+    let doc = leafwire::to_vec(&ragged).unwrap();
+    let doc = leafwire::Document::open(&doc).unwrap();
+    assert_eq!(doc.pointer("/1").unwrap().typed().unwrap().shape(), vec![2, 2]);
+    assert_eq!(doc.pointer("/0").unwrap().kind(), leafwire::Kind::Array);
+    assert_eq!(leafwire::from_slice::<Vec<Vec<Vec<f64>>>>(doc.as_bytes()).unwrap(), ragged);
+}
