@@ -8,7 +8,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::DEFAULT_MAX_DEPTH;
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
-use crate::read::{Children, IntEntries, Node};
+use crate::read::{Children, Node};
 use crate::typed_de::TypedDeserializer;
 use crate::value::Kind;
 
@@ -93,7 +93,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             }
             Kind::IntMap => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(IntMapAccess { entries: node.int_entries()?, value: None, depth_left, ctx: self.ctx })
+                visitor.visit_map(IntMapAccess { node, c: node.container()?, next: 0, value: None, depth_left, ctx: self.ctx })
             }
         }
     }
@@ -207,7 +207,9 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
 }
 
 struct IntMapAccess<'a, 'b> {
-    entries: IntEntries<'a>,
+    node: Node<'a>,
+    c: Geometry,
+    next: usize,
     value: Option<Node<'a>>,
     depth_left: usize,
     ctx: &'b Ctx<'a>,
@@ -217,19 +219,22 @@ impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        match self.entries.next() {
-            None => Ok(None),
-            Some(entry) => {
-                let (key, value) = entry?;
-                self.value = Some(value);
-                seed.deserialize(IntKey(key)).map(Some)
-            }
+        let i = self.next;
+        if i >= self.c.count {
+            return Ok(None);
         }
+        self.next += 1;
+        self.value = Some(self.node.child(&self.c, i)?);
+        seed.deserialize(IntKey(self.c.key(self.node.buf(), i) as i64)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
         seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, ctx: self.ctx })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.c.count - self.next)
     }
 }
 
