@@ -8,6 +8,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::DEFAULT_MAX_DEPTH;
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
+use crate::format::data;
 use crate::read::{Children, Node};
 use crate::typed_de::TypedDeserializer;
 use crate::value::Kind;
@@ -60,6 +61,16 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let node = self.node;
+        if node.kind() == Kind::String {
+            // The most common field: its block is found once for the budget and the text.
+            let bytes = data::block(node.buf(), node.offset())?;
+            self.ctx.budget.charge(Budget::block_cost(bytes.len()), node.offset())?;
+            return match data::utf8(bytes) {
+                Some(text) => visitor.visit_borrowed_str(text),
+                // Not UTF-8: the reader's own check gives its own error.
+                None => visitor.visit_borrowed_str(node.as_str()?),
+            };
+        }
         self.ctx.budget.charge(node.visit_cost(), node.offset())?;
         match node.kind() {
             Kind::Null => visitor.visit_unit(),
