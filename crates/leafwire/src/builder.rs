@@ -306,6 +306,32 @@ impl Builder {
         Ok(())
     }
 
+    /// Pushes a number of an exact type: inline, the next number of a run (a `Vec<f64>`'s
+    /// elements) is only a compare and a copy.
+    #[inline(always)]
+    pub fn push_num(&mut self, key: u64, t: ElementType, bits: u64) -> Result<()> {
+        if let Some(Frame { run: Run::Numbers { t: run_t, count, .. }, .. }) = self.frames.last_mut() {
+            if *run_t == t {
+                *count += 1;
+                self.put_element(t, bits);
+                return Ok(());
+            }
+        }
+        self.push(key, Item::Num(NumTy::Exact(t), bits))
+    }
+
+    /// Appends one element's bytes to `tdata`.
+    #[inline(always)]
+    fn put_element(&mut self, t: ElementType, bits: u64) {
+        // Fixed-length copies: a slice of run-time length would be a memcpy call each.
+        match t.size() {
+            8 => self.tdata.extend_from_slice(&bits.to_le_bytes()),
+            4 => self.tdata.extend_from_slice(&(bits as u32).to_le_bytes()),
+            2 => self.tdata.extend_from_slice(&(bits as u16).to_le_bytes()),
+            _ => self.tdata.push(bits as u8),
+        }
+    }
+
     /// Appends a number to the innermost frame's run if it continues it; returns whether
     /// it did.
     #[inline]
@@ -317,13 +343,7 @@ impl Builder {
             run @ Run::Empty => *run = Run::Numbers { t: u, data_start: self.tdata.len(), count: 1 },
             _ => return false,
         }
-        // Fixed-length copies: a slice of run-time length would be a memcpy call each.
-        match u.size() {
-            8 => self.tdata.extend_from_slice(&bits.to_le_bytes()),
-            4 => self.tdata.extend_from_slice(&(bits as u32).to_le_bytes()),
-            2 => self.tdata.extend_from_slice(&(bits as u16).to_le_bytes()),
-            _ => self.tdata.push(bits as u8),
-        }
+        self.put_element(u, bits);
         true
     }
 

@@ -7,7 +7,7 @@
 
 use serde::ser::{self, Serialize};
 
-use crate::builder::{Builder, FrameKind, Item, NumTy};
+use crate::builder::{Builder, FrameKind, Item};
 use crate::error::{Category, Error, Result};
 use crate::format::ElementType;
 
@@ -19,7 +19,7 @@ pub(crate) struct ValueSerializer<'b> {
 
 impl<'b> ValueSerializer<'b> {
     fn num(self, t: ElementType, bits: u64) -> Result<()> {
-        self.b.push(self.key, Item::Num(NumTy::Exact(t), bits))
+        self.b.push_num(self.key, t, bits)
     }
 
     fn variant_object(self, variant: &'static str) -> Result<(u64, &'b mut Builder)> {
