@@ -79,6 +79,26 @@ struct Frame {
     start: usize,
     /// Keys seen, once the container is too large for a linear duplicate scan.
     seen: Option<FxHashSet<u64>>,
+    /// The largest key pushed so far (meaningful once there is a child).
+    max_key: u64,
+    run: Run,
+}
+
+/// A serde sequence's numbers, written straight into `tdata` while they all have one
+/// type: a `Vec<f64>` then costs a byte copy per element instead of an item on the stack
+/// and a second pass at `close` (the bytes are those `exact_run` would write).
+#[derive(Clone)]
+enum Run {
+    /// Not a bulk sequence (or no longer: it met something else).
+    Off,
+    /// A bulk sequence with no child yet.
+    Empty,
+    /// `count` numbers of type `t`, their bytes at `tdata[data_start..]`.
+    Numbers { t: ElementType, data_start: usize, count: usize },
+    /// `count` rows of shape `row`, each a closed child sequence (or rows of rows), their
+    /// bytes adjacent at `tdata[data_start..]`: `Vec<(f64, f64)>` becomes one `[n, 2]`
+    /// array without a `TypedItem` per point (the bytes and shape `merge_rows` makes).
+    Rows { t: ElementType, row: Shape, data_start: usize, count: usize },
 }
 
 /// What to do when an object receives a key it already has.
@@ -115,7 +135,15 @@ pub(crate) struct Builder {
     pub dict: IndexSet<Box<str>, FxBuildHasher>,
     pub max_depth: usize,
     pub duplicate_keys: DuplicateKeys,
+    /// Ids of `&'static str` keys (serde struct fields) by address and length: a field
+    /// name met again costs a compare instead of hashing and comparing its text.
+    /// Allocated (zeroed) at the first use: only serde structs need it.
+    static_keys: Vec<(usize, usize, u64)>,
 }
+
+/// Entries of the direct-mapped cache of static keys: more than the fields of the
+/// struct types one document usually holds.
+const STATIC_KEY_SLOTS: usize = 64;
 
 impl Builder {
     pub fn new(max_depth: usize) -> Builder {
@@ -133,7 +161,27 @@ impl Builder {
             dict: IndexSet::default(),
             max_depth,
             duplicate_keys: DuplicateKeys::Error,
+            static_keys: Vec::new(),
         }
+    }
+
+    /// [`key_id`](Self::key_id) for a key that lives for the whole program, cached by
+    /// its address (the same text at two addresses just takes two entries).
+    #[inline]
+    pub fn static_key_id(&mut self, key: &'static str) -> u64 {
+        let (addr, len) = (key.as_ptr() as usize, key.len());
+        let slot = (addr ^ (addr >> 9) ^ len) % STATIC_KEY_SLOTS;
+        if self.static_keys.is_empty() {
+            self.static_keys = vec![(0, 0, 0); STATIC_KEY_SLOTS];
+        }
+        let (a, l, id) = self.static_keys[slot];
+        // Address 0 never holds a str, so the zeroed entries never match.
+        if a == addr && l == len {
+            return id;
+        }
+        let id = self.key_id(key);
+        self.static_keys[slot] = (addr, len, id);
+        id
     }
 
     /// Interns an object key, returning its provisional id.
@@ -148,8 +196,19 @@ impl Builder {
     #[inline]
     pub fn push(&mut self, key: u64, item: Item) -> Result<()> {
         if let Some(frame) = self.frames.last_mut() {
+            if !matches!(frame.run, Run::Off) {
+                if self.extend_run(&item) {
+                    return Ok(());
+                }
+                self.break_run();
+                return self.push(key, item);
+            }
             if frame.kind != FrameKind::Array {
+                let fresh = frame.seen.is_none() && (self.stack.len() == frame.start || key > frame.max_key);
                 let duplicate = match &mut frame.seen {
+                    // Above every key so far (sorted maps, struct fields in first-seen
+                    // order): no scan and no hashing needed.
+                    None if fresh => false,
                     Some(seen) => !seen.insert(key),
                     None => {
                         let dup = self.stack_keys[frame.start..].contains(&key);
@@ -175,6 +234,7 @@ impl Builder {
                         }
                     }
                 }
+                frame.max_key = frame.max_key.max(key);
             }
         }
         self.stack.push(item);
@@ -229,13 +289,108 @@ impl Builder {
         if self.frames.len() >= self.max_depth {
             return Err(Error::depth_limit(self.max_depth));
         }
-        self.frames.push(Frame { kind, start: self.stack.len(), seen: None });
+        // A child writes its numbers after the parent's: a run of numbers in the parent
+        // ends here, while rows (whose next one may be this child) go on.
+        if matches!(self.frames.last().map(|f| &f.run), Some(Run::Numbers { .. })) {
+            self.break_run();
+        }
+        self.frames.push(Frame { kind, start: self.stack.len(), seen: None, max_key: 0, run: Run::Off });
         Ok(())
+    }
+
+    /// Opens an array whose leading numbers of one exact type go straight to typed data
+    /// (serde sequences; closed with `close`).
+    pub fn open_seq(&mut self) -> Result<()> {
+        self.open(FrameKind::Array)?;
+        self.frames.last_mut().expect("just opened").run = Run::Empty;
+        Ok(())
+    }
+
+    /// Pushes a number of an exact type: inline, the next number of a run (a `Vec<f64>`'s
+    /// elements) is only a compare and a copy.
+    #[inline(always)]
+    pub fn push_num(&mut self, key: u64, t: ElementType, bits: u64) -> Result<()> {
+        if let Some(Frame { run: Run::Numbers { t: run_t, count, .. }, .. }) = self.frames.last_mut() {
+            if *run_t == t {
+                *count += 1;
+                self.put_element(t, bits);
+                return Ok(());
+            }
+        }
+        self.push(key, Item::Num(NumTy::Exact(t), bits))
+    }
+
+    /// Appends one element's bytes to `tdata`.
+    #[inline(always)]
+    fn put_element(&mut self, t: ElementType, bits: u64) {
+        // Fixed-length copies: a slice of run-time length would be a memcpy call each.
+        match t.size() {
+            8 => self.tdata.extend_from_slice(&bits.to_le_bytes()),
+            4 => self.tdata.extend_from_slice(&(bits as u32).to_le_bytes()),
+            2 => self.tdata.extend_from_slice(&(bits as u16).to_le_bytes()),
+            _ => self.tdata.push(bits as u8),
+        }
+    }
+
+    /// Appends a number to the innermost frame's run if it continues it; returns whether
+    /// it did.
+    #[inline]
+    fn extend_run(&mut self, item: &Item) -> bool {
+        let Some(frame) = self.frames.last_mut() else { return false };
+        let Item::Num(NumTy::Exact(u), bits) = *item else { return false };
+        match &mut frame.run {
+            Run::Numbers { t, count, .. } if *t == u => *count += 1,
+            run @ Run::Empty => *run = Run::Numbers { t: u, data_start: self.tdata.len(), count: 1 },
+            _ => return false,
+        }
+        self.put_element(u, bits);
+        true
+    }
+
+    /// Turns the innermost frame's run back into items on the stack (it met a value of
+    /// another kind), so that the container closes as it would have without the run.
+    fn break_run(&mut self) {
+        let Some(frame) = self.frames.last_mut() else { return };
+        let run = std::mem::replace(&mut frame.run, Run::Off);
+        let (t, data_start) = match run {
+            Run::Numbers { t, data_start, .. } => (t, data_start),
+            Run::Rows { t, row, data_start, count } => {
+                // Back to one typed item per row, as the rows were before `Rows`.
+                let row_bytes = row.iter().product::<u64>() as usize * t.size();
+                for i in 0..count {
+                    let at = data_start + i * row_bytes;
+                    self.typed.push(TypedItem { element: t, shape: row.clone(), data: at..at + row_bytes, mask: None, inferred: false });
+                    self.stack.push(Item::Typed(self.typed.len() - 1));
+                    self.stack_keys.push(0);
+                }
+                return;
+            }
+            _ => return,
+        };
+        for chunk in self.tdata[data_start..].chunks_exact(t.size()) {
+            // The bits `Item::Num` holds: floats' own bits, integers sign- or zero-extended.
+            let bits = match t {
+                ElementType::F32 => u32::from_le_bytes(chunk.try_into().unwrap()) as u64,
+                _ => int_from_le(chunk, t) as u64,
+            };
+            self.stack.push(Item::Num(NumTy::Exact(t), bits));
+            self.stack_keys.push(0);
+        }
+        self.tdata.truncate(data_start);
     }
 
     /// Closes the innermost container and pushes it, under `key`, to its parent.
     pub fn close(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
+        match frame.run {
+            Run::Numbers { t, data_start, count } => return self.push_rows(key, t, smallvec::smallvec![count as u64], data_start),
+            Run::Rows { t, row, data_start, count } => {
+                let mut shape: Shape = smallvec::smallvec![count as u64];
+                shape.extend_from_slice(&row);
+                return self.push_rows(key, t, shape, data_start);
+            }
+            _ => {}
+        }
         let item = match frame.kind {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
@@ -258,8 +413,33 @@ impl Builder {
         self.push(key, item)
     }
 
+    /// Pushes a closed sequence of numbers (of `shape`, its bytes at `tdata[data_start..]`)
+    /// as a row of its parent's run when it continues it, else as a typed item.
+    fn push_rows(&mut self, key: u64, t: ElementType, shape: Shape, data_start: usize) -> Result<()> {
+        if let Some(parent) = self.frames.last_mut() {
+            match &mut parent.run {
+                Run::Rows { t: pt, row, count, data_start: first }
+                    if *pt == t && *row == shape && *first + *count * row.iter().product::<u64>() as usize * t.size() == data_start =>
+                {
+                    *count += 1;
+                    return Ok(());
+                }
+                run @ Run::Empty if shape.len() < MAX_RANK => {
+                    *run = Run::Rows { t, row: shape, data_start, count: 1 };
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        // Anything else leaves the parent's run first, so the rows it held come before.
+        self.break_run();
+        let item = self.store_typed(t, shape, data_start, None, false);
+        self.push(key, item)
+    }
+
     /// Closes the innermost container, an array, without turning it into a typed array.
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
+        self.break_run();
         let frame = self.frames.pop().expect("close without open");
         let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
         self.stack.truncate(frame.start);
@@ -302,6 +482,8 @@ impl Builder {
 
     /// Adds a typed array given its element bytes; used by `Value` and serde paths.
     pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Shape, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {
+        // Its bytes go to `tdata`: a run in progress must leave it first.
+        self.break_run();
         let start = self.tdata.len();
         self.tdata.extend_from_slice(bytes);
         let mask = mask.map(|m| {
@@ -398,7 +580,7 @@ impl Builder {
                 self.tmask.push(is_int as u8);
             }
         }
-        let mask = (ints > 0).then(|| mask_start..self.tmask.len());
+        let mask = (ints > 0).then_some(mask_start..self.tmask.len());
         Some(self.store_typed(ElementType::F64, smallvec::smallvec![run.len() as u64], data_start, mask, true))
     }
 

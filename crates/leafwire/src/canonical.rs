@@ -16,7 +16,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::container::Shape;
 use crate::format::header::{self, RootRecord};
 use crate::format::numbers::{signed_width, unsigned_width};
-use crate::format::{align, dictionary, hash, tag, typed, ElementType, HEADER_LEN};
+use crate::format::{align, dictionary, hash, tag, typed, ElementType, HEADER_LEN, MAX_RANK};
 
 /// What pass 1 learns about one container: kept small, there is one per container.
 struct Plan {
@@ -456,8 +456,11 @@ fn write_data_block(b: &Builder, item: &Item, pos: u64, sink: &mut Sink<'_>) -> 
             // The header is laid out in a scratch buffer that starts at the same offset
             // modulo 8 as the block, so the element alignment comes out as in the document.
             let skew = (pos % 8) as usize;
-            let mut head = vec![0u8; skew + typed::header_len(t.shape.iter().copied()) + t.element.size()];
-            let data_at = typed::write_header(&mut head, skew, t.element, &t.shape, t.mask.is_some());
+            // On the stack: a header is at most 2 + 32 ten-byte varints, plus skew and
+            // padding (there is one per typed array, and most are small).
+            let mut head = [0u8; 8 + 2 + 10 * MAX_RANK + 8];
+            let head = &mut head[..skew + typed::header_len(t.shape.iter().copied()) + t.element.size()];
+            let data_at = typed::write_header(head, skew, t.element, &t.shape, t.mask.is_some());
             sink.put(&head[skew..data_at])?;
             sink.put(&b.tdata[t.data.clone()])?;
             let mut written = (data_at - skew + t.data.len()) as u64;

@@ -7,18 +7,34 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use crate::error::{Category, Error, Result};
 use crate::format::DEFAULT_MAX_DEPTH;
 use crate::format::budget::Budget;
-use crate::read::{Children, Entries, IntEntries, Node, TypedRef};
-use crate::value::{Kind, Value};
+use crate::format::container::Geometry;
+use crate::format::data;
+use crate::read::{Children, Node};
+use crate::typed_de::TypedDeserializer;
+use crate::value::Kind;
+
+/// What every level of one `from_slice` shares.
+pub(crate) struct Ctx<'a> {
+    pub budget: Budget,
+    /// The dictionary's keys, checked for UTF-8 once instead of at every object entry.
+    pub keys: Vec<&'a str>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(root: &Node<'a>) -> Result<Ctx<'a>> {
+        Ok(Ctx { budget: Budget::for_document(root.buf().len()), keys: root.dictionary_keys()? })
+    }
+}
 
 pub(crate) struct NodeDeserializer<'a, 'b> {
     pub node: Node<'a>,
     pub depth_left: usize,
-    pub budget: &'b Budget,
+    pub ctx: &'b Ctx<'a>,
 }
 
 impl<'a, 'b> NodeDeserializer<'a, 'b> {
-    pub fn new(node: Node<'a>, budget: &'b Budget) -> Self {
-        NodeDeserializer { node, depth_left: DEFAULT_MAX_DEPTH, budget }
+    pub fn new(node: Node<'a>, ctx: &'b Ctx<'a>) -> Self {
+        NodeDeserializer { node, depth_left: DEFAULT_MAX_DEPTH, ctx }
     }
 
     fn nested(&self) -> Result<usize> {
@@ -26,14 +42,17 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
     }
 }
 
-fn visit_scalar<'de, V: Visitor<'de>>(v: Value, visitor: V) -> Result<V::Value> {
-    match v {
-        Value::Bool(b) => visitor.visit_bool(b),
-        Value::Int(i) => visitor.visit_i64(i),
-        Value::UInt(u) => visitor.visit_u64(u),
-        Value::F32(f) => visitor.visit_f32(f),
-        Value::F64(f) => visitor.visit_f64(f),
-        _ => unreachable!("typed elements are scalars"),
+/// Hands a typed array to `visitor` from one parsed header. Kept out of line: the header
+/// is large, and the recursive `deserialize_any` frame of every nested container would
+/// otherwise carry it (deep documents must not exhaust the stack before the depth limit).
+#[inline(never)]
+fn visit_typed<'de, V: Visitor<'de>>(node: Node<'de>, visitor: V, bytes: bool) -> Result<V::Value> {
+    let view = node.typed()?;
+    let typed = TypedDeserializer { buf: view.buf, header: &view.header, level: view.level, start: view.start };
+    if bytes {
+        de::Deserializer::deserialize_bytes(typed, visitor)
+    } else {
+        de::Deserializer::deserialize_any(typed, visitor)
     }
 }
 
@@ -42,7 +61,17 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let node = self.node;
-        self.budget.charge(node.visit_cost(), node.offset())?;
+        if node.kind() == Kind::String {
+            // The most common field: its block is found once for the budget and the text.
+            let bytes = data::block(node.buf(), node.offset())?;
+            self.ctx.budget.charge(Budget::block_cost(bytes.len()), node.offset())?;
+            return match data::utf8(bytes) {
+                Some(text) => visitor.visit_borrowed_str(text),
+                // Not UTF-8: the reader's own check gives its own error.
+                None => visitor.visit_borrowed_str(node.as_str()?),
+            };
+        }
+        self.ctx.budget.charge(node.visit_cost(), node.offset())?;
         match node.kind() {
             Kind::Null => visitor.visit_unit(),
             Kind::Bool => visitor.visit_bool(node.as_bool()?),
@@ -60,17 +89,22 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
                     _ => visitor.visit_borrowed_str(digits),
                 }
             }
-            Kind::Array | Kind::TypedArray => {
+            Kind::Array => {
                 let depth_left = self.nested()?;
-                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, typed: node.typed().ok(), budget: self.budget })
+                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, ctx: self.ctx })
+            }
+            Kind::TypedArray => {
+                // A typed array is one block however many axes it has: one level of depth.
+                self.nested()?;
+                visit_typed(node, visitor, false)
             }
             Kind::Object => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(MapAccess { entries: node.entries()?, value: None, depth_left, budget: self.budget })
+                visitor.visit_map(MapAccess { node, c: node.container()?, next: 0, value: None, depth_left, ctx: self.ctx })
             }
             Kind::IntMap => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(IntMapAccess { entries: node.int_entries()?, value: None, depth_left, budget: self.budget })
+                visitor.visit_map(IntMapAccess { node, c: node.container()?, next: 0, value: None, depth_left, ctx: self.ctx })
             }
         }
     }
@@ -89,9 +123,9 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.node.kind() == Kind::TypedArray {
-            if let Ok(bytes) = self.node.as_slice::<u8>() {
-                return visitor.visit_borrowed_bytes(bytes);
-            }
+            self.ctx.budget.charge(self.node.visit_cost(), self.node.offset())?;
+            self.nested()?;
+            return visit_typed(self.node, visitor, true);
         }
         self.deserialize_any(visitor)
     }
@@ -113,7 +147,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
                     return Err(Error::new(Category::WrongType, "an enum variant must be an object with exactly one key"));
                 };
                 let (variant, value) = first?;
-                visitor.visit_enum(EnumAccess { variant, value: NodeDeserializer { node: value, depth_left: self.nested()?, budget: self.budget } })
+                visitor.visit_enum(EnumAccess { variant, value: NodeDeserializer { node: value, depth_left: self.nested()?, ctx: self.ctx } })
             }
             kind => Err(Error::wrong_type("an enum (string or one-key object)", kind)),
         }
@@ -128,9 +162,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
 struct SeqAccess<'a, 'b> {
     children: Children<'a>,
     depth_left: usize,
-    /// Set for typed arrays: elements are read straight from the view.
-    typed: Option<TypedRef<'a>>,
-    budget: &'b Budget,
+    ctx: &'b Ctx<'a>,
 }
 
 impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
@@ -141,11 +173,7 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
             None => Ok(None),
             Some(child) => {
                 let child = child?;
-                if let (Some(_), true) = (&self.typed, child.kind() != Kind::TypedArray) {
-                    // A scalar element: no nesting, no depth spent.
-                    return seed.deserialize(ScalarDeserializer(child)).map(Some);
-                }
-                seed.deserialize(NodeDeserializer { node: child, depth_left: self.depth_left, budget: self.budget }).map(Some)
+                seed.deserialize(NodeDeserializer { node: child, depth_left: self.depth_left, ctx: self.ctx }).map(Some)
             }
         }
     }
@@ -155,88 +183,69 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
     }
 }
 
-/// A typed array element.
-struct ScalarDeserializer<'a>(Node<'a>);
-
-impl<'de> de::Deserializer<'de> for ScalarDeserializer<'de> {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let v = match self.0.kind() {
-            Kind::Bool => Value::Bool(self.0.as_bool()?),
-            Kind::Int => Value::Int(self.0.as_i64()?),
-            Kind::UInt => Value::UInt(self.0.as_u64()?),
-            Kind::F32 => Value::F32(self.0.as_f32()?),
-            _ => Value::F64(self.0.as_f64()?),
-        };
-        visit_scalar(v, visitor)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
 struct MapAccess<'a, 'b> {
-    entries: Entries<'a>,
+    node: Node<'a>,
+    c: Geometry,
+    next: usize,
     value: Option<Node<'a>>,
     depth_left: usize,
-    budget: &'b Budget,
+    ctx: &'b Ctx<'a>,
 }
 
 impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        match self.entries.next() {
-            None => Ok(None),
-            Some(entry) => {
-                let (key, value) = entry?;
-                self.value = Some(value);
-                seed.deserialize(BorrowedStr(key)).map(Some)
-            }
+        let i = self.next;
+        if i >= self.c.count {
+            return Ok(None);
         }
+        self.next += 1;
+        let id = self.c.key(self.node.buf(), i);
+        let key = *self.ctx.keys.get(id as usize).ok_or_else(|| Error::malformed(self.c.pos as u64, format!("key id {id} is not in the dictionary")))?;
+        self.value = Some(self.node.child(&self.c, i)?);
+        seed.deserialize(BorrowedStr(key)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
-        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, budget: self.budget })
+        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, ctx: self.ctx })
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.entries.size_hint().0)
+        Some(self.c.count - self.next)
     }
 }
 
 struct IntMapAccess<'a, 'b> {
-    entries: IntEntries<'a>,
+    node: Node<'a>,
+    c: Geometry,
+    next: usize,
     value: Option<Node<'a>>,
     depth_left: usize,
-    budget: &'b Budget,
+    ctx: &'b Ctx<'a>,
 }
 
 impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        match self.entries.next() {
-            None => Ok(None),
-            Some(entry) => {
-                let (key, value) = entry?;
-                self.value = Some(value);
-                seed.deserialize(IntKey(key)).map(Some)
-            }
+        let i = self.next;
+        if i >= self.c.count {
+            return Ok(None);
         }
+        self.next += 1;
+        self.value = Some(self.node.child(&self.c, i)?);
+        seed.deserialize(IntKey(self.c.key(self.node.buf(), i) as i64)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
-        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, budget: self.budget })
+        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, ctx: self.ctx })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.c.count - self.next)
     }
 }
 

@@ -36,6 +36,7 @@ pub mod raw;
 mod read;
 mod recode;
 mod ser;
+mod typed_de;
 mod validate;
 mod value;
 mod value_ref;
@@ -71,8 +72,9 @@ pub fn to_writer<W: std::io::Write, T: serde::Serialize + ?Sized>(mut writer: W,
 /// borrow from `bytes`.
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let doc = Document::open(bytes)?;
-    let budget = format::budget::Budget::for_document(bytes.len());
-    T::deserialize(de::NodeDeserializer::new(doc.root(), &budget))
+    let root = doc.root();
+    let ctx = de::Ctx::new(&root)?;
+    T::deserialize(de::NodeDeserializer::new(root, &ctx))
 }
 
 /// Finishes, in `bytes` (a whole file's contents), a commit that a crash interrupted

@@ -186,7 +186,7 @@ impl Serialize for SerializeNode<'_, '_> {
                 } else if let Ok(v) = digits.parse::<u128>() {
                     ser.serialize_u128(v)
                 } else {
-                    let raw = serde_json::value::RawValue::from_string(digits.to_owned()).map_err(|x| S::Error::custom(x))?;
+                    let raw = serde_json::value::RawValue::from_string(digits.to_owned()).map_err(S::Error::custom)?;
                     raw.serialize(ser)
                 }
             }

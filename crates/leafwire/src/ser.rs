@@ -7,7 +7,7 @@
 
 use serde::ser::{self, Serialize};
 
-use crate::builder::{Builder, FrameKind, Item, NumTy};
+use crate::builder::{Builder, FrameKind, Item};
 use crate::error::{Category, Error, Result};
 use crate::format::ElementType;
 
@@ -19,12 +19,12 @@ pub(crate) struct ValueSerializer<'b> {
 
 impl<'b> ValueSerializer<'b> {
     fn num(self, t: ElementType, bits: u64) -> Result<()> {
-        self.b.push(self.key, Item::Num(NumTy::Exact(t), bits))
+        self.b.push_num(self.key, t, bits)
     }
 
-    fn variant_object(self, variant: &str) -> Result<(u64, &'b mut Builder)> {
+    fn variant_object(self, variant: &'static str) -> Result<(u64, &'b mut Builder)> {
         self.b.open(FrameKind::Object)?;
-        let id = self.b.key_id(variant);
+        let id = self.b.static_key_id(variant);
         Ok((id, self.b))
     }
 }
@@ -152,7 +152,7 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
         b.close(key)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'b>> {
-        self.b.open(FrameKind::Array)?;
+        self.b.open_seq()?;
         Ok(Compound::new(self.b, self.key, None, true))
     }
     fn serialize_tuple(self, len: usize) -> Result<Compound<'b>> {
@@ -261,7 +261,7 @@ impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        let id = self.b.key_id(key);
+        let id = self.b.static_key_id(key);
         value.serialize(ValueSerializer { b: &mut *self.b, key: id })
     }
     fn end(self) -> Result<()> {

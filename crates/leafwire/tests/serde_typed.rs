@@ -1,0 +1,203 @@
+//! serde over typed arrays: numeric vectors (flat and nested) round trip through the
+//! typed-array deserializer with their values and types, bytes borrow, and JSON-inferred
+//! arrays (narrowed integers, masked floats) read back as the numbers they were.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Mesh {
+    name: String,
+    xs: Vec<f64>,
+    ids: Vec<i64>,
+    big: Vec<u64>,
+    small: Vec<u8>,
+    flags: Vec<bool>,
+    points: Vec<(f64, f64)>,
+    rings: Vec<Vec<Vec<(f32, f32)>>>,
+    cube: Vec<[[i16; 2]; 3]>,
+    maybe: Option<Vec<f64>>,
+    empty: Vec<f64>,
+}
+
+fn mesh() -> Mesh {
+    Mesh {
+        name: "m".into(),
+        xs: vec![0.5, -1.25, f64::MAX, 3.0],
+        ids: vec![i64::MIN, -1, 0, i64::MAX],
+        big: vec![0, u64::MAX, 1 << 63],
+        small: vec![0, 7, 255],
+        flags: vec![true, false, true],
+        points: (0..50).map(|i| (i as f64 * 0.5, -(i as f64))).collect(),
+        rings: vec![vec![vec![(1.0, 2.0), (3.0, 4.0)], vec![(5.0, 6.0)]], vec![], vec![vec![(7.5, 8.5), (9.0, 1.0)]]],
+        cube: vec![[[1, -2], [3, 4], [i16::MIN, i16::MAX]]; 4],
+        maybe: Some(vec![1.5, 2.5]),
+        empty: vec![],
+    }
+}
+
+#[test]
+fn numeric_vectors_round_trip() {
+    let m = mesh();
+    let bytes = leafwire::to_vec(&m).unwrap();
+    let back: Mesh = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(back, m);
+    // The vectors really are typed arrays (what the fast path reads).
+    let doc = leafwire::Document::open(&bytes).unwrap();
+    for path in ["/xs", "/ids", "/points", "/cube", "/maybe", "/big"] {
+        assert_eq!(doc.pointer(path).unwrap().kind(), leafwire::Kind::TypedArray, "{path}");
+    }
+    assert_eq!(doc.pointer("/points").unwrap().typed().unwrap().shape(), vec![50, 2]);
+    assert_eq!(doc.pointer("/cube").unwrap().typed().unwrap().shape(), vec![4, 3, 2]);
+}
+
+#[test]
+fn rows_of_a_typed_array_deserialize_on_their_own() {
+    let bytes = leafwire::to_vec(&mesh()).unwrap();
+    let doc = leafwire::Document::open(&bytes).unwrap();
+    let row = doc.pointer("/cube/2/1").unwrap();
+    let v: Vec<i16> = serde_json::from_value(serde_json::to_value(row).unwrap()).unwrap();
+    assert_eq!(v, vec![3, 4]);
+    // The whole document's cube, as a dynamic value, matches the typed one.
+    let any: serde_json::Value = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(any["cube"][3][2], serde_json::json!([i16::MIN, i16::MAX]));
+    assert_eq!(any["big"], serde_json::json!([0u64, u64::MAX, 1u64 << 63]));
+}
+
+#[derive(Deserialize, Debug)]
+struct Borrowed<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    #[serde(with = "serde_bytes")]
+    small: &'a [u8],
+}
+
+#[test]
+fn u8_arrays_and_strings_borrow() {
+    let bytes = leafwire::to_vec(&mesh()).unwrap();
+    let b: Borrowed<'_> = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!((b.name, b.small), ("m", &[0u8, 7, 255][..]));
+    let range = bytes.as_ptr_range();
+    assert!(range.contains(&b.small.as_ptr()) && range.contains(&b.name.as_ptr()));
+}
+
+#[test]
+fn json_inferred_arrays_read_as_their_numbers() {
+    let doc = leafwire::json::from_json(br#"{"mixed": [1, 2.5, -3], "narrow": [1, 200, -5], "grid": [[1, 2], [3, 4.5]]}"#).unwrap();
+    #[derive(Deserialize)]
+    struct T {
+        mixed: Vec<f64>,
+        narrow: Vec<i32>,
+        grid: Vec<Vec<f64>>,
+    }
+    let t: T = leafwire::from_slice(&doc).unwrap();
+    assert_eq!(t.mixed, vec![1.0, 2.5, -3.0]);
+    assert_eq!(t.narrow, vec![1, 200, -5]);
+    assert_eq!(t.grid, vec![vec![1.0, 2.0], vec![3.0, 4.5]]);
+    // Masked integers stay integers for a dynamic reader.
+    let any: serde_json::Value = leafwire::from_slice(&doc).unwrap();
+    assert_eq!(any["mixed"], serde_json::json!([1, 2.5, -3]));
+    assert!(any["mixed"][0].is_i64());
+}
+
+#[test]
+fn wrong_element_types_are_errors() {
+    let bytes = leafwire::to_vec(&vec![1.5f64, 2.5]).unwrap();
+    assert!(leafwire::from_slice::<Vec<i32>>(&bytes).is_err());
+    let bytes = leafwire::to_vec(&vec![300i64, 2]).unwrap();
+    assert!(leafwire::from_slice::<Vec<u8>>(&bytes).is_err());
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(untagged)]
+enum Cell {
+    N(f64),
+    S(String),
+    L(Vec<f64>),
+}
+
+#[test]
+fn sequences_that_stop_being_numeric_stay_generic() {
+    // Numbers first, then another kind: the numbers go back to being children.
+    let v = vec![Cell::N(1.5), Cell::N(2.5), Cell::S("x".into()), Cell::L(vec![1.0, 2.0]), Cell::N(3.0)];
+    let bytes = leafwire::to_vec(&v).unwrap();
+    assert_eq!(leafwire::Document::open(&bytes).unwrap().root().kind(), leafwire::Kind::Array);
+    assert_eq!(leafwire::from_slice::<Vec<Cell>>(&bytes).unwrap(), v);
+    let v = vec![Cell::N(1.5), Cell::L(vec![4.0]), Cell::L(vec![])];
+    assert_eq!(leafwire::from_slice::<Vec<Cell>>(&leafwire::to_vec(&v).unwrap()).unwrap(), v);
+    // Same-typed numbers under an enum of integers and floats: one type wins or none.
+    let mixed: Vec<serde_json::Value> = vec![1.into(), 2.5.into(), (-3).into()];
+    let back: Vec<serde_json::Value> = leafwire::from_slice(&leafwire::to_vec(&mixed).unwrap()).unwrap();
+    assert_eq!(back, mixed);
+    let f32s = vec![1.5f32, -0.0, f32::MIN_POSITIVE];
+    let back: Vec<f32> = leafwire::from_slice(&leafwire::to_vec(&(f32s.clone(), "x")).unwrap()).map(|(v, _): (Vec<f32>, String)| v).unwrap();
+    assert_eq!(back, f32s);
+}
+
+/// A map whose keys arrive in any order, so that every duplicate check path runs.
+struct Pairs(Vec<(i64, u8)>);
+
+impl Serialize for Pairs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+#[test]
+fn duplicate_map_keys_are_refused_in_any_order() {
+    for n in [3i64, 40] {
+        let ascending: Vec<(i64, u8)> = (0..n).map(|k| (k, 1)).collect();
+        assert!(leafwire::to_vec(&Pairs(ascending.clone())).is_ok());
+        for dup in [0, n / 2, n - 1] {
+            let mut keys = ascending.clone();
+            keys.push((dup, 2));
+            let e = leafwire::to_vec(&Pairs(keys)).unwrap_err();
+            assert_eq!(e.category(), leafwire::Category::DuplicateKey, "{n} {dup}");
+        }
+        let mut descending = ascending.clone();
+        descending.reverse();
+        descending.insert(n as usize / 2, (n - 1, 3));
+        assert_eq!(leafwire::to_vec(&Pairs(descending)).unwrap_err().category(), leafwire::Category::DuplicateKey);
+        let shuffled: Vec<(i64, u8)> = (0..n).map(|k| ((k * 7919) % n - n / 2, 1)).collect();
+        assert!(leafwire::to_vec(&Pairs(shuffled)).is_ok());
+    }
+}
+
+#[test]
+fn every_element_type_round_trips() {
+    fn check<T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug>(v: T) {
+        assert_eq!(leafwire::from_slice::<T>(&leafwire::to_vec(&v).unwrap()).unwrap(), v);
+    }
+    check(vec![i32::MIN, 0, i32::MAX]);
+    check(vec![u32::MAX, 0]);
+    check(vec![i8::MIN, i8::MAX]);
+    check(vec![u16::MAX, 1]);
+    check(vec![[f32::MAX, -1.0], [0.5, f32::EPSILON]]);
+    check(vec![vec![1i64 << 40], vec![-(1i64 << 40)]]);
+    check(vec![f64::INFINITY, f64::NEG_INFINITY, -0.0]);
+}
+
+#[test]
+fn serde_output_is_the_canonical_encoding_of_its_value() {
+    // Rows that agree, rows that stop agreeing (length, then type), rows after a break.
+    let ragged: Vec<Vec<Vec<f64>>> = vec![
+        vec![vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0]],
+        vec![vec![1.0, 2.0], vec![3.0, 4.0]],
+        vec![],
+        vec![vec![], vec![]],
+    ];
+    let typed_then_not: (Vec<[i32; 2]>, Vec<Cell>) = (vec![[1, 2], [3, 4]], vec![Cell::L(vec![1.0]), Cell::L(vec![2.0]), Cell::N(3.0), Cell::L(vec![4.0, 5.0])]);
+    for bytes in [leafwire::to_vec(&mesh()).unwrap(), leafwire::to_vec(&ragged).unwrap(), leafwire::to_vec(&typed_then_not).unwrap()] {
+        let value = leafwire::decode(&bytes).unwrap();
+        assert!(leafwire::encode(&value).unwrap() == bytes, "{value:?}");
+    }
+    let doc = leafwire::to_vec(&ragged).unwrap();
+    let doc = leafwire::Document::open(&doc).unwrap();
+    assert_eq!(doc.pointer("/1").unwrap().typed().unwrap().shape(), vec![2, 2]);
+    assert_eq!(doc.pointer("/0").unwrap().kind(), leafwire::Kind::Array);
+    assert_eq!(leafwire::from_slice::<Vec<Vec<Vec<f64>>>>(doc.as_bytes()).unwrap(), ragged);
+}
