@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
-use crate::format::data::{self, utf8};
+use crate::format::data::utf8;
 use crate::format::typed::TypedHeader;
 use crate::format::{is_bignum_text, tag, DEFAULT_MAX_DEPTH};
 use crate::read::{Node, TypedRef};
@@ -182,14 +182,12 @@ impl<'a> Walk<'a, '_> {
 
     #[inline]
     fn block(&self, payload: u64) -> Result<&'a [u8]> {
-        let bytes = data::block(self.buf(), payload)?;
-        self.budget.charge(Budget::block_cost(bytes.len()), payload)?;
-        Ok(bytes)
+        self.budget.block(self.buf(), payload)
     }
 
     #[inline]
     fn string(&self, payload: u64) -> Result<&'a str> {
-        utf8(self.block(payload)?).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))
+        self.budget.string(self.buf(), payload)
     }
 
     /// Refuses an object whose key ids repeat (the format forbids it, and a map would keep

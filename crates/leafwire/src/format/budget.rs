@@ -33,6 +33,21 @@ impl Budget {
         }
     }
 
+    /// The content of the data block at `payload` (spec §5.1), its cost spent: how every
+    /// whole-document walker reads a string, bytes or bignum.
+    #[inline]
+    pub fn block<'a>(&self, buf: &'a [u8], payload: u64) -> Result<&'a [u8]> {
+        let bytes = super::data::block(buf, payload)?;
+        self.charge(Self::block_cost(bytes.len()), payload)?;
+        Ok(bytes)
+    }
+
+    /// A string block's text, checked for UTF-8, its cost spent.
+    #[inline]
+    pub fn string<'a>(&self, buf: &'a [u8], payload: u64) -> Result<&'a str> {
+        super::data::utf8(self.block(buf, payload)?).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))
+    }
+
     /// Cost of a string, bytes or bignum block of `len` content bytes.
     #[inline]
     pub fn block_cost(len: usize) -> u64 {

@@ -11,7 +11,6 @@ use serde_json::ser::{CompactFormatter, Formatter};
 use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
-use crate::format::data::{self, utf8};
 use crate::format::typed::TypedHeader;
 use crate::format::{is_bignum_text, tag, ElementType};
 use crate::node_serde::Owned;
@@ -100,8 +99,7 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
             tag::F64 => self.f64(f64::from_bits(payload), 0)?,
             tag::F32 => self.f32(f32::from_bits(payload as u32), 0)?,
             tag::STRING => {
-                let text = self.block(payload)?;
-                let text = utf8(text).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))?;
+                let text = self.budget.string(self.buf(), payload)?;
                 write_str(&mut self.out, text);
             }
             tag::BYTES => {
@@ -198,9 +196,7 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
 
     #[inline]
     fn block(&self, payload: u64) -> Result<&'a [u8]> {
-        let bytes = data::block(self.buf(), payload)?;
-        self.budget.charge(Budget::block_cost(bytes.len()), payload)?;
-        Ok(bytes)
+        self.budget.block(self.buf(), payload)
     }
 
     #[inline]

@@ -15,7 +15,6 @@ use super::Node;
 use crate::error::{Category, Error, Result};
 use crate::format::typed::TypedHeader;
 use crate::format::{hash, tag};
-use crate::value::Value;
 
 /// A JSON Pointer parsed once: its tokens unescaped, their key hashes and array indices
 /// computed, ready to resolve against many documents with [`Node::resolve`] or
@@ -259,14 +258,7 @@ fn walk_typed<'a, T: Token>(node: Node<'a>, tokens: impl Iterator<Item = T>) -> 
     if level < header.rank {
         return Ok(Node { level, start, ..node });
     }
-    Ok(match (TypedRef { buf: node.buf, header, level: level - 1, start }).element(0) {
-        Value::Bool(b) => node.with(if b { tag::TRUE } else { tag::FALSE }, 0),
-        Value::Int(v) => node.with(tag::INT, v as u64),
-        Value::UInt(v) => node.with(tag::UINT, v),
-        Value::F32(v) => node.with(tag::F32, v.to_bits() as u64),
-        Value::F64(v) => node.with(tag::F64, v.to_bits()),
-        _ => unreachable!("typed elements are scalars"),
-    })
+    Ok(node.element_node((TypedRef { buf: node.buf, header, level: level - 1, start }).element(0)))
 }
 
 /// An array index token (RFC 6901): decimal digits, no leading zero, at most 19 digits
