@@ -42,13 +42,13 @@ impl<'a> Node<'a> {
 
     fn decode_tree<T: Tree<'a>>(&self, max_depth: usize) -> Result<T> {
         let budget = Budget::for_document(self.buf().len());
-        let mut walk = Walk { node: *self, texts: Vec::new(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         if self.tag() == tag::TYPED {
             // Possibly a row of a higher-rank array: the node knows its level and start.
             let typed = self.typed()?;
             budget.charge(self.visit_cost(), self.offset())?;
             return Ok(T::typed(typed));
         }
+        let mut walk = Walk { node: *self, texts: Vec::new(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         walk.value(self.tag(), self.payload(), max_depth)
     }
 }

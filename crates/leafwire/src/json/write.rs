@@ -33,7 +33,7 @@ pub fn write_json_node<W: Write>(node: &Node<'_>, writer: W) -> Result<()> {
 pub fn write_json_node_with<W: Write>(node: &Node<'_>, writer: W, max_depth: usize) -> Result<()> {
     let budget = Budget::for_document(node.buf().len());
     let mut w = JsonWriter { node: *node, spans: Vec::new(), quoted: Vec::new(), budget: &budget, limit: max_depth, out: Vec::with_capacity(FLUSH_AT + 4096), sink: writer };
-    let written = w.root(node, max_depth);
+    let written = w.root(max_depth);
     // On an error too, the text before it goes out: a streaming reader sees how far it got.
     let flushed = w.flush();
     written.and(flushed)
@@ -76,7 +76,8 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
         Ok(())
     }
 
-    fn root(&mut self, node: &Node<'a>, max_depth: usize) -> Result<()> {
+    fn root(&mut self, max_depth: usize) -> Result<()> {
+        let node = self.node;
         if node.tag() != tag::TYPED {
             return self.value(node.tag(), node.payload(), max_depth);
         }
