@@ -24,12 +24,12 @@ mod builder;
 mod canonical;
 mod de;
 mod decode;
+pub mod direct;
 mod edit;
 mod encoder;
 mod error;
 mod file;
 pub mod format;
-mod from_value;
 pub mod json;
 mod node_serde;
 pub mod raw;
@@ -102,9 +102,7 @@ pub fn encode(value: &Value) -> Result<Vec<u8>> {
 
 /// Encodes a `Value` canonically, accepting nesting up to `max_depth` containers.
 pub fn encode_with(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
-    let mut b = builder::Builder::new(max_depth);
-    from_value::push_value(&mut b, 0, value)?;
-    canonical::encode(&b.finish()?)
+    direct::encode_value(value, max_depth)
 }
 
 /// Decodes a whole document into a `Value` (nesting up to `DEFAULT_MAX_DEPTH`).

@@ -2,8 +2,8 @@
 //! `encode(&decode(bytes)?)` without the `Value` tree in between, so compacting a big file
 //! holds its parsed structure once instead of a `Value` and a builder and the output.
 //!
-//! Each kind goes into the builder exactly as `from_value::push_value` puts the `Value`
-//! that `decode` makes of it; `tests/recode.rs` checks the bytes are the same.
+//! Each kind goes into the builder so that the bytes are those `encode` writes for the
+//! `Value` that `decode` makes of it; `tests/recode.rs` checks that they are.
 
 use std::io::Write;
 

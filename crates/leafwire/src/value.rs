@@ -144,7 +144,6 @@ macro_rules! with_typed_data {
         }
     };
 }
-pub(crate) use with_typed_data;
 
 impl TypedData {
     pub fn len(&self) -> usize {
@@ -168,6 +167,34 @@ impl TypedData {
             TypedData::U64(_) => ElementType::U64,
             TypedData::F32(_) => ElementType::F32,
             TypedData::F64(_) => ElementType::F64,
+        }
+    }
+
+    /// The elements as little-endian bytes, as a typed block stores them: the vector's
+    /// own memory on a little-endian machine.
+    pub(crate) fn le_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        #[cfg(target_endian = "little")]
+        {
+            std::borrow::Cow::Borrowed(with_typed_data!(self, v => bytemuck::cast_slice(v.as_slice())))
+        }
+        #[cfg(not(target_endian = "little"))]
+        {
+            fn le<T: Copy, const N: usize>(v: &[T], to_le: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+                v.iter().flat_map(|&x| to_le(x)).collect()
+            }
+            std::borrow::Cow::Owned(match self {
+                TypedData::Bool(v) => v.iter().map(|&x| x as u8).collect(),
+                TypedData::I8(v) => le(v, i8::to_le_bytes),
+                TypedData::I16(v) => le(v, i16::to_le_bytes),
+                TypedData::I32(v) => le(v, i32::to_le_bytes),
+                TypedData::I64(v) => le(v, i64::to_le_bytes),
+                TypedData::U8(v) => v.clone(),
+                TypedData::U16(v) => le(v, u16::to_le_bytes),
+                TypedData::U32(v) => le(v, u32::to_le_bytes),
+                TypedData::U64(v) => le(v, u64::to_le_bytes),
+                TypedData::F32(v) => le(v, f32::to_le_bytes),
+                TypedData::F64(v) => le(v, f64::to_le_bytes),
+            })
         }
     }
 

@@ -13,7 +13,6 @@ use crate::format::container::{Geometry, Shape};
 use crate::format::numbers::{put_varint, read_varint, signed_width, unsigned_width};
 use crate::format::typed::{self, TypedHeader};
 use crate::format::{hash, tag, varint_len, write_varint, INDEX_THRESHOLD};
-use crate::from_value::typed_bytes;
 use crate::value::Value;
 
 /// A container's children as plain vectors: tag, raw key (id or int) and payload.
@@ -275,7 +274,7 @@ impl Editor {
                 let mask = t.int_mask();
                 let data_at = typed::write_header(&mut self.buf, pos, t.element_type(), &shape, mask.is_some());
                 self.buf.truncate(data_at);
-                self.buf.extend_from_slice(&typed_bytes(t.data()));
+                self.buf.extend_from_slice(&t.data().le_bytes());
                 if let Some(mask) = mask {
                     typed::pack_mask(mask.iter().copied(), &mut self.buf);
                 }

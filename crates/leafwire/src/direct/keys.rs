@@ -1,0 +1,140 @@
+//! Interning of object keys for the direct encoder: key text → provisional id (first-seen
+//! order), with each key's hash (spec §4.2) kept for the dictionary and the hash indexes.
+//!
+//! The table is hashed with the format's own key hash, so each key occurrence is hashed
+//! once, and that hash is the one the document's tables need.
+
+use crate::format::hash;
+
+/// Tables larger than this are not kept by `clear` (refilling them costs more than
+/// growing a small one again).
+const KEEP_SLOTS: usize = 1 << 12;
+const MIN_SLOTS: usize = 1 << 6;
+
+#[derive(Default)]
+pub struct KeyTable<'k> {
+    /// Open addressing: 0 for empty, else one more than the id. A power of two, at most
+    /// half full.
+    slots: Vec<u32>,
+    texts: Vec<&'k [u8]>,
+    hashes: Vec<u64>,
+}
+
+impl<'k> KeyTable<'k> {
+    /// The provisional id of `text`, interning it if it is new.
+    #[inline]
+    pub fn intern(&mut self, text: &'k [u8]) -> u32 {
+        self.intern_hashed(text, hash::key_hash(text))
+    }
+
+    /// [`intern`](Self::intern) with the key hash already computed.
+    #[inline]
+    pub fn intern_hashed(&mut self, text: &'k [u8], h: u64) -> u32 {
+        if !self.slots.is_empty() {
+            let mask = self.slots.len() - 1;
+            let mut i = hash::home_bucket(h, self.slots.len());
+            loop {
+                let entry = self.slots[i];
+                if entry == 0 {
+                    break;
+                }
+                let id = (entry - 1) as usize;
+                if self.hashes[id] == h && self.texts[id] == text {
+                    return id as u32;
+                }
+                i = (i + 1) & mask;
+            }
+        }
+        self.insert(text, h)
+    }
+
+    #[inline(never)]
+    fn insert(&mut self, text: &'k [u8], h: u64) -> u32 {
+        let id = self.texts.len() as u32;
+        self.texts.push(text);
+        self.hashes.push(h);
+        if 2 * self.texts.len() > self.slots.len() {
+            self.grow();
+        } else {
+            self.place(id);
+        }
+        id
+    }
+
+    fn place(&mut self, id: u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = hash::home_bucket(self.hashes[id as usize], self.slots.len());
+        while self.slots[i] != 0 {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = id + 1;
+    }
+
+    fn grow(&mut self) {
+        let size = (2 * self.slots.len()).max(MIN_SLOTS);
+        self.slots = vec![0; size];
+        for id in 0..self.texts.len() as u32 {
+            self.place(id);
+        }
+    }
+
+    /// The distinct keys, by provisional id.
+    pub fn texts(&self) -> &[&'k [u8]] {
+        &self.texts
+    }
+
+    /// The key hash of each provisional id.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// Forgets every key, keeping the storage when it is small.
+    pub fn clear(&mut self) {
+        if self.slots.len() > KEEP_SLOTS {
+            self.slots = Vec::new();
+        } else {
+            self.slots.fill(0);
+        }
+        self.texts.clear();
+        self.hashes.clear();
+    }
+
+    /// Heap bytes held.
+    pub fn heap_size(&self) -> usize {
+        self.slots.capacity() * 4 + self.texts.capacity() * size_of::<&[u8]>() + self.hashes.capacity() * 8
+    }
+
+    /// The same table for keys of another lifetime (it must be empty: only the storage
+    /// is carried over).
+    pub fn recycle<'j>(mut self) -> KeyTable<'j> {
+        self.clear();
+        let texts = Vec::new();
+        KeyTable { slots: self.slots, texts, hashes: self.hashes }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_first_seen_order_and_stable() {
+        let mut t = KeyTable::default();
+        let words: Vec<String> = (0..500).map(|i| format!("key{}", i % 170)).collect();
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(t.intern(w.as_bytes()), (i % 170) as u32);
+        }
+        assert_eq!(t.len(), 170);
+        assert_eq!(t.hashes()[3], hash::key_hash(b"key3"));
+        t.clear();
+        assert_eq!(t.intern(b"other"), 0);
+    }
+}

@@ -1,0 +1,136 @@
+//! `Value` → canonical bytes through the direct encoder: a `Value` says exactly what it
+//! is, so each value maps to one slot (arrays stay arrays, typed arrays stay typed).
+
+use super::{too_many_children, write_document, Child, KeyTable, Levels, Node, Source, TypedBlock, POINTER};
+use crate::error::{Category, Error, Result};
+use crate::format::numbers::signed_width;
+use crate::format::{is_bignum_text, tag};
+use crate::value::{TypedArray, Value};
+
+/// Encodes `value` canonically, accepting nesting up to `max_depth` containers.
+pub(crate) fn encode_value(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
+    let mut planner = Planner { levels: Levels::default(), keys: KeyTable::default(), blocks: Vec::new(), typed: Vec::new(), max_depth };
+    let (tag, value, _) = planner.visit(value, 0)?;
+    let root = Child { tag, key: 0, value };
+    let source = Blocks { blocks: &planner.blocks, typed: &planner.typed };
+    let layout = planner.levels.finish(&planner.keys, root, &source)?;
+    let mut out = Vec::with_capacity(layout.end);
+    write_document(&planner.levels, &planner.keys, &layout, &source, &mut out.spare_capacity_mut()[..layout.end]);
+    // SAFETY: `write_document` initialized all `layout.end` bytes (it checks that the data
+    // section was filled, and writes the structure section whole).
+    unsafe { out.set_len(layout.end) };
+    Ok(out)
+}
+
+struct Planner<'a> {
+    levels: Levels,
+    keys: KeyTable<'a>,
+    /// Content of the string, bytes and bignum values met, by handle.
+    blocks: Vec<&'a [u8]>,
+    typed: Vec<&'a TypedArray>,
+    max_depth: usize,
+}
+
+impl<'a> Planner<'a> {
+    /// Records `v` (the root at depth 0, or a child of a container at depth `depth` − 1):
+    /// returns its tag, its slot value as `Child::value` holds it, and the width it needs.
+    #[inline]
+    fn visit(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
+        Ok(match v {
+            Value::Null => (tag::NULL, 0, 1),
+            Value::Bool(b) => (if *b { tag::TRUE } else { tag::FALSE }, 0, 1),
+            Value::Int(x) => (tag::INT, *x as u64, signed_width(*x) as u8),
+            // Spec §7: a value in i64 is an `int` whatever its source type.
+            Value::UInt(x) if *x <= i64::MAX as u64 => (tag::INT, *x, signed_width(*x as i64) as u8),
+            Value::UInt(x) => (tag::UINT, *x, 8),
+            Value::F64(x) => (tag::F64, x.to_bits(), 8),
+            Value::F32(x) => (tag::F32, x.to_bits() as u64, 4),
+            Value::String(s) => self.block(tag::STRING, s.as_bytes()),
+            Value::Bytes(b) => self.block(tag::BYTES, b),
+            Value::BigNum(s) => {
+                if !is_bignum_text(s.as_bytes()) || s.parse::<i64>().is_ok() || s.parse::<u64>().is_ok() {
+                    return Err(Error::new(Category::NotRepresentable, format!("BigNum({s:?}) is not an integer outside i64 and u64 (spec §5.1)")));
+                }
+                self.block(tag::BIGNUM, s.as_bytes())
+            }
+            Value::Array(items) => {
+                let mut node = self.open(tag::ARRAY, items.len(), depth)?;
+                let index = self.levels.open(node, depth);
+                for item in items {
+                    self.child(item, 0, depth, &mut node)?;
+                }
+                self.levels.close(depth, index, node);
+                (tag::ARRAY, index as u64, POINTER)
+            }
+            Value::Object(map) => {
+                let mut node = self.open(tag::OBJECT, map.len(), depth)?;
+                let index = self.levels.open(node, depth);
+                for (k, item) in map {
+                    let id = self.keys.intern(k.as_bytes());
+                    self.child(item, id as u64, depth, &mut node)?;
+                }
+                self.levels.close(depth, index, node);
+                (tag::OBJECT, index as u64, POINTER)
+            }
+            Value::IntMap(map) => {
+                let mut node = self.open(tag::INTMAP, map.len(), depth)?;
+                let index = self.levels.open(node, depth);
+                for (&k, item) in map {
+                    node.key_width = node.key_width.max(signed_width(k) as u8);
+                    self.child(item, k as u64, depth, &mut node)?;
+                }
+                self.levels.close(depth, index, node);
+                (tag::INTMAP, index as u64, POINTER)
+            }
+            Value::Typed(t) => {
+                let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
+                self.levels.add_typed(t.element_type(), &shape, t.int_mask().is_some());
+                self.typed.push(t);
+                (tag::TYPED, (self.typed.len() - 1) as u64, POINTER)
+            }
+        })
+    }
+
+    /// The record of a container of `len` children at `depth`, if the limits allow it.
+    #[inline]
+    fn open(&self, tag: u8, len: usize, depth: usize) -> Result<Node> {
+        if depth >= self.max_depth {
+            return Err(Error::depth_limit(self.max_depth));
+        }
+        let len = u32::try_from(len).map_err(|_| too_many_children())?;
+        Ok(Node::new(tag, len))
+    }
+
+    #[inline]
+    fn block(&mut self, tag: u8, content: &'a [u8]) -> (u8, u64, u8) {
+        self.levels.add_block(content.len());
+        self.blocks.push(content);
+        (tag, (self.blocks.len() - 1) as u64, POINTER)
+    }
+
+    /// Visits a child of the container `node` (at `depth`), noting what its slot needs.
+    #[inline]
+    fn child(&mut self, v: &'a Value, key: u64, depth: usize, node: &mut Node) -> Result<()> {
+        let (tag, value, need) = self.visit(v, depth + 1)?;
+        node.need(need);
+        self.levels.push(depth, Child { tag, key, value });
+        Ok(())
+    }
+}
+
+/// The planner's handles resolved: `Child::value` indexes `blocks` or `typed`.
+struct Blocks<'p, 'a> {
+    blocks: &'p [&'a [u8]],
+    typed: &'p [&'a TypedArray],
+}
+
+impl Source for Blocks<'_, '_> {
+    fn content(&self, child: &Child) -> &[u8] {
+        self.blocks[child.value as usize]
+    }
+
+    fn typed(&self, child: &Child) -> TypedBlock<'_> {
+        let t = self.typed[child.value as usize];
+        TypedBlock { element: t.element_type(), shape: t.shape().iter().map(|&d| d as u64).collect(), data: t.data().le_bytes(), mask: t.int_mask() }
+    }
+}
