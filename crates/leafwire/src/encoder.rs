@@ -303,7 +303,7 @@ impl Encoder {
         if !self.open.is_empty() || !self.has_root {
             return Err(misuse("finish() needs exactly one complete root value (containers still open?)"));
         }
-        crate::canonical::encode(&self.b.finish()?)
+        self.b.finish()?.encode()
     }
 
     /// [`finish`](Self::finish) into `writer`: the same bytes, without the whole document
@@ -314,6 +314,6 @@ impl Encoder {
         if !self.open.is_empty() || !self.has_root {
             return Err(misuse("finish() needs exactly one complete root value (containers still open?)"));
         }
-        crate::canonical::write_to(&self.b.finish()?, writer)
+        self.b.finish()?.write_to(writer)
     }
 }

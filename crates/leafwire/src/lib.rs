@@ -21,7 +21,6 @@
 
 mod blocks;
 mod builder;
-mod canonical;
 mod de;
 mod decode;
 pub mod direct;
@@ -59,7 +58,7 @@ pub use value_ref::ValueRef;
 pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     let mut b = builder::Builder::new(DEFAULT_MAX_DEPTH);
     value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
-    canonical::encode(&b.finish()?)
+    b.finish()?.encode()
 }
 
 /// Serializes any `Serialize` value as Leafwire into `writer`.

@@ -29,7 +29,7 @@ pub fn recode_to_writer(doc: &Document<'_>, max_depth: usize, writer: &mut dyn W
     let budget = Budget::for_document(doc.as_bytes().len());
     let mut visits = Visits { count: 0, next: progress_step.max(1), step: progress_step.max(1), report: progress };
     push_node(&mut b, 0, &doc.root(), &budget, &mut visits)?;
-    crate::canonical::write_to(&b.finish()?, writer)
+    b.finish()?.write_to(writer)
 }
 
 /// Counts the values read, for the progress callback.

@@ -20,7 +20,7 @@ mod write;
 
 pub use keys::KeyTable;
 pub(crate) use value::encode_value;
-pub use write::{write_document, Source, TypedBlock};
+pub use write::{write_document, write_document_to, Keys, Source, TypedBlock};
 
 use crate::error::{Category, Error, Result};
 use crate::format::container::Shape;
@@ -146,6 +146,23 @@ impl Levels {
         self.levels[depth][index] = node;
     }
 
+    /// Records a container at nesting level `depth` whose children were all pushed (a
+    /// container is closed before the next one of its level opens, so the order of
+    /// closing is the order of the level); returns its index in the level.
+    #[inline]
+    pub fn push_node(&mut self, node: Node, depth: usize) -> usize {
+        self.open(node, depth)
+    }
+
+    /// Makes room for children of containers at level `depth`.
+    #[inline]
+    pub fn reach(&mut self, depth: usize) {
+        while self.kids.len() <= depth {
+            self.levels.push(Vec::new());
+            self.kids.push(Vec::new());
+        }
+    }
+
     /// Records a child of a container at level `depth` (which `open` made).
     #[inline(always)]
     pub fn push(&mut self, depth: usize, child: Child) {
@@ -179,8 +196,8 @@ impl Levels {
 
     /// Ranks the keys, sets each object's key width, and places every container and the
     /// data section (spec §7).
-    pub fn finish(&mut self, keys: &KeyTable<'_>, root: Child, source: &impl Source) -> Result<Layout> {
-        let texts = keys.texts();
+    pub fn finish(&mut self, keys: Keys<'_>, root: Child, source: &impl Source) -> Result<Layout> {
+        let texts = keys.texts;
         let mut sorted: Vec<u32> = (0..texts.len() as u32).collect();
         sorted.sort_unstable_by(|&a, &b| texts[a as usize].cmp(texts[b as usize]));
         let mut rank = vec![0u32; texts.len()];
@@ -196,7 +213,8 @@ impl Levels {
         if self.typed_blocks > 0 {
             self.data_len = self.aligned_data_len(root, source);
         }
-        let (pointer_width, data_start, end) = self.place(c::HEADER_LEN + dict_len);
+        let (pointer_width, structure_end, end) = self.place(c::HEADER_LEN + dict_len);
+        let data_start = c::align(structure_end, 8);
         if self.strides_overflow {
             return Err(Error::new(Category::LimitExceeded, "a typed array's non-zero dimensions describe more than 2^63 bytes (spec §5.2)"));
         }
@@ -206,7 +224,7 @@ impl Levels {
                 format!("a typed array's shape describes {} rows, more than the {end} bytes of its document (spec §5.2)", self.max_rows),
             ));
         }
-        Ok(Layout { root, pointer_width, rank, sorted, dict_len, data_start, end })
+        Ok(Layout { root, pointer_width, rank, sorted, dict_len, structure_end, data_start, end })
     }
 
     /// Sets each object's key width from the ranks of its keys.
@@ -227,27 +245,22 @@ impl Levels {
     /// The data section's length with the padding that aligns typed data: the blocks in
     /// their order (the root's, then level by level), each at its place.
     fn aligned_data_len(&self, root: Child, source: &impl Source) -> usize {
-        let mut at = 0;
-        let mut place = |child: &Child| match child.tag {
-            tag::STRING | tag::BYTES | tag::BIGNUM => {
-                let len = source.content(child).len();
-                at += c::varint_len(len as u64) + len;
+        let mut data = write::DataCursor { at: 0 };
+        let mut place = |child: &Child| {
+            if matches!(child.tag, tag::STRING | tag::BYTES | tag::BIGNUM | tag::TYPED) {
+                data.place(child, source);
             }
-            tag::TYPED => {
-                let t = source.typed(child);
-                at = typed_block_end(at, t.element, &t.shape, t.mask.is_some());
-            }
-            _ => {}
         };
         place(&root);
         for kids in &self.kids[..self.depth] {
             kids.iter().for_each(&mut place);
         }
-        at
+        data.at
     }
 
     /// Gives every container its offset, with the smallest pointer width that the
-    /// document's length allows (spec §7): returns it, the data start and the end.
+    /// document's length allows (spec §7): returns it, the structure's end and the
+    /// document's end.
     fn place(&mut self, dict_end: usize) -> (usize, usize, usize) {
         let levels = &mut self.levels[..self.depth];
         // Every container takes at least 2 bytes and every child 2, so this bound on the
@@ -273,10 +286,9 @@ impl Levels {
                 }
                 pos = node.shape(pointer_width).geometry(pos).end;
             }
-            let data_start = c::align(pos, 8);
-            let end = data_start + self.data_len;
+            let end = c::align(pos, 8) + self.data_len;
             if pointer_width == 8 || (end as u64) < 1u64 << (8 * pointer_width) {
-                return (pointer_width, data_start, end);
+                return (pointer_width, pos, end);
             }
             pointer_width *= 2;
         }
@@ -291,6 +303,7 @@ pub struct Layout {
     pub rank: Vec<u32>,
     pub sorted: Vec<u32>,
     pub dict_len: usize,
+    pub structure_end: usize,
     pub data_start: usize,
     pub end: usize,
 }
@@ -301,7 +314,7 @@ fn typed_block_len(element: ElementType, shape: &[u64], masked: bool) -> usize {
 }
 
 /// Where a typed block placed at `at` (relative to an 8-aligned start) ends.
-fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
+pub(super) fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
     let count = shape.iter().product::<u64>() as usize;
     let data = c::align(at + typed::header_len(shape.iter().copied()), element.size());
     data + count * element.size() + if masked { count.div_ceil(8) } else { 0 }

@@ -1,7 +1,9 @@
 //! `Value` → canonical bytes through the direct encoder: a `Value` says exactly what it
 //! is, so each value maps to one slot (arrays stay arrays, typed arrays stay typed).
 
-use super::{too_many_children, write_document, Child, KeyTable, Levels, Node, Source, TypedBlock, POINTER};
+use std::borrow::Cow;
+
+use super::{too_many_children, write_document, Child, KeyTable, Keys, Levels, Node, Source, TypedBlock, POINTER};
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::signed_width;
 use crate::format::{is_bignum_text, tag};
@@ -13,13 +15,9 @@ pub(crate) fn encode_value(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
     let (tag, value, _) = planner.visit(value, 0)?;
     let root = Child { tag, key: 0, value };
     let source = Blocks { blocks: &planner.blocks, typed: &planner.typed };
-    let layout = planner.levels.finish(&planner.keys, root, &source)?;
-    let mut out = Vec::with_capacity(layout.end);
-    write_document(&planner.levels, &planner.keys, &layout, &source, &mut out.spare_capacity_mut()[..layout.end]);
-    // SAFETY: `write_document` initialized all `layout.end` bytes (it checks that the data
-    // section was filled, and writes the structure section whole).
-    unsafe { out.set_len(layout.end) };
-    Ok(out)
+    let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
+    let layout = planner.levels.finish(keys, root, &source)?;
+    Ok(write_document(&planner.levels, keys, &layout, &source))
 }
 
 struct Planner<'a> {
@@ -131,6 +129,6 @@ impl Source for Blocks<'_, '_> {
 
     fn typed(&self, child: &Child) -> TypedBlock<'_> {
         let t = self.typed[child.value as usize];
-        TypedBlock { element: t.element_type(), shape: t.shape().iter().map(|&d| d as u64).collect(), data: t.data().le_bytes(), mask: t.int_mask() }
+        TypedBlock { element: t.element_type(), shape: t.shape().iter().map(|&d| d as u64).collect(), data: t.data().le_bytes(), mask: t.int_mask().map(Cow::Borrowed) }
     }
 }

@@ -36,7 +36,7 @@ pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
     let mut b = Builder::new(options.max_depth);
     b.duplicate_keys = options.duplicate_keys;
     read::parse_into(json, &mut b)?;
-    crate::canonical::encode(&b.finish()?)
+    b.finish()?.encode()
 }
 
 /// Converts JSON text to a Leafwire document written into `writer`, the bytes of
@@ -57,7 +57,7 @@ pub fn from_json_to_writer(
     b.duplicate_keys = options.duplicate_keys;
     b.spill_blocks_over(crate::builder::STREAMING_SPILL_OVER);
     read::parse_with_progress(json, &mut b, &mut read::Progress::new(progress_step, progress))?;
-    crate::canonical::write_to(&b.finish()?, writer)
+    b.finish()?.write_to(writer)
 }
 
 /// Parses JSON text into a builder (for the layout's own tests).

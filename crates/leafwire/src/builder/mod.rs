@@ -13,8 +13,11 @@ use smallvec::SmallVec;
 /// A typed array's shape: most have one or two dimensions, kept inline.
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
-use crate::error::{Category, Error, Result};
+mod emit;
+
 use crate::blocks::Blocks;
+use crate::direct::{Child, Levels};
+use crate::error::{Category, Error, Result};
 use crate::format::numbers::put_varint;
 use crate::format::{read_varint, ElementType, MAX_RANK};
 
@@ -44,11 +47,10 @@ pub(crate) enum Item {
     Str { start: u64, len: u32 },
     Bytes { start: u64, len: u32 },
     BigNum { start: u64, len: u32 },
-    /// A container's children are `items[first..first + len]` (at most 2^32-1, as the
-    /// format allows: this keeps an item at 16 bytes, and there are many).
-    Array { first: usize, len: u32 },
-    Object { first: usize, len: u32 },
-    IntMap { first: usize, len: u32 },
+    /// A closed container: its index in its level of the plan (`emit.rs`).
+    Array(usize),
+    Object(usize),
+    IntMap(usize),
     Typed(usize),
 }
 
@@ -118,12 +120,14 @@ const LINEAR_DUPLICATE_SCAN: usize = 16;
 pub(crate) const STREAMING_SPILL_OVER: usize = 16 << 20;
 
 pub(crate) struct Builder {
-    pub items: Vec<Item>,
-    /// Parallel to `items`: the key of each child, in 4 bytes (there is one per value):
-    /// the key id in an object, an index into `int_keys` in an intmap, 0 in an array.
-    keys: Vec<u32>,
-    /// The keys of intmap children, which need 8 bytes.
-    int_keys: Vec<u64>,
+    /// The closed containers and their children, level by level (the direct encoder's
+    /// plan, `emit.rs`).
+    levels: Levels,
+    /// Where the data block of each string, bytes or bignum child is (`Child::value`
+    /// indexes it).
+    spans: Vec<(u64, u32)>,
+    /// The root, once `finish` took it from the stack.
+    root: Option<Child>,
     stack: Vec<Item>,
     stack_keys: Vec<u64>,
     frames: Vec<Frame>,
@@ -148,9 +152,9 @@ const STATIC_KEY_SLOTS: usize = 64;
 impl Builder {
     pub fn new(max_depth: usize) -> Builder {
         Builder {
-            items: Vec::new(),
-            keys: Vec::new(),
-            int_keys: Vec::new(),
+            levels: Levels::default(),
+            spans: Vec::new(),
+            root: None,
             stack: Vec::new(),
             stack_keys: Vec::new(),
             frames: Vec::new(),
@@ -391,22 +395,14 @@ impl Builder {
             }
             _ => {}
         }
+        let depth = self.frames.len();
         let item = match frame.kind {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
-                None => {
-                    let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
-                    Item::Array { first, len }
-                }
+                None => Item::Array(self.emit_container(frame.start, FrameKind::Array, depth)?),
             },
-            FrameKind::Object => {
-                let (first, len) = self.move_children(frame.start, FrameKind::Object)?;
-                Item::Object { first, len }
-            }
-            FrameKind::IntMap => {
-                let (first, len) = self.move_children(frame.start, FrameKind::IntMap)?;
-                Item::IntMap { first, len }
-            }
+            FrameKind::Object => Item::Object(self.emit_container(frame.start, FrameKind::Object, depth)?),
+            FrameKind::IntMap => Item::IntMap(self.emit_container(frame.start, FrameKind::IntMap, depth)?),
         };
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
@@ -441,46 +437,12 @@ impl Builder {
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
         self.break_run();
         let frame = self.frames.pop().expect("close without open");
-        let (first, len) = self.move_children(frame.start, FrameKind::Array)?;
+        let index = self.emit_container(frame.start, FrameKind::Array, self.frames.len())?;
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
-        self.push(key, Item::Array { first, len })
+        self.push(key, Item::Array(index))
     }
 
-    fn move_children(&mut self, start: usize, kind: FrameKind) -> Result<(usize, u32)> {
-        let len = u32::try_from(self.stack.len() - start).map_err(|_| too_many("a container has more than 2^32-1 children"))?;
-        let first = self.items.len();
-        self.items.extend_from_slice(&self.stack[start..]);
-        match kind {
-            FrameKind::Array => self.keys.resize(self.items.len(), 0),
-            FrameKind::Object => {
-                for &id in &self.stack_keys[start..] {
-                    self.keys.push(u32::try_from(id).map_err(|_| too_many("more than 2^32 distinct object keys"))?);
-                }
-            }
-            FrameKind::IntMap => {
-                for &key in &self.stack_keys[start..] {
-                    self.keys.push(u32::try_from(self.int_keys.len()).map_err(|_| too_many("more than 2^32 intmap entries in one document"))?);
-                    self.int_keys.push(key);
-                }
-            }
-        }
-        Ok((first, len))
-    }
-
-    /// The key id of child `i` of an object.
-    #[inline]
-    pub fn object_key(&self, i: usize) -> usize {
-        self.keys[i] as usize
-    }
-
-    /// The key (an i64's bits) of child `i` of an intmap.
-    #[inline]
-    pub fn int_key(&self, i: usize) -> u64 {
-        self.int_keys[self.keys[i] as usize]
-    }
-
-    /// Adds a typed array given its element bytes; used by `Value` and serde paths.
     pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Shape, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {
         // Its bytes go to `tdata`: a run in progress must leave it first.
         self.break_run();
@@ -501,8 +463,7 @@ impl Builder {
             return Err(Error::new(Category::Custom, "unbalanced builder: expected exactly one root value"));
         }
         let root = self.stack.pop().unwrap();
-        self.items.push(root);
-        self.keys.push(0);
+        self.root = Some(self.child_slot(root).0);
         // The stack held the children of the widest container at once: give that memory
         // back before the layout needs its own.
         self.stack = Vec::new();

@@ -1,0 +1,169 @@
+//! The builder's output: each container, as it closes, goes into the direct encoder's plan
+//! (`direct::Levels`), and `encode`/`write_to` lay the plan out canonically (spec §7).
+//!
+//! A container closes before the next container of its nesting level opens, so the order
+//! in which a level's containers close is the breadth-first order of that level.
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use super::{too_many, Builder, FrameKind, Item, NumTy};
+use crate::direct::{self, Child, Keys, Node, Source, TypedBlock, POINTER};
+use crate::error::Result;
+use crate::format::numbers::signed_width;
+use crate::format::{hash, read_varint, tag, ElementType};
+
+/// How many bytes `write_to` gathers before one write.
+const WRITE_BUFFER: usize = 1 << 20;
+
+impl Builder {
+    /// Moves the children of a closed container (the stack from `start`) into the plan at
+    /// nesting level `depth`; returns the container's index in its level.
+    pub(super) fn emit_container(&mut self, start: usize, kind: FrameKind, depth: usize) -> Result<usize> {
+        let len = u32::try_from(self.stack.len() - start).map_err(|_| too_many("a container has more than 2^32-1 children"))?;
+        let t = match kind {
+            FrameKind::Array => tag::ARRAY,
+            FrameKind::Object => tag::OBJECT,
+            FrameKind::IntMap => tag::INTMAP,
+        };
+        let mut node = Node::new(t, len);
+        self.levels.reach(depth);
+        for i in start..self.stack.len() {
+            let (item, key) = (self.stack[i], self.stack_keys[i]);
+            let (mut child, need) = self.child_slot(item);
+            node.need(need);
+            if kind == FrameKind::IntMap {
+                node.key_width = node.key_width.max(signed_width(key as i64) as u8);
+            }
+            if kind != FrameKind::Array {
+                child.key = key;
+            }
+            self.levels.push(depth, child);
+        }
+        Ok(self.levels.push_node(node, depth))
+    }
+
+    /// The slot of `item` as its parent holds it (the key left 0), and the width it needs
+    /// (spec §7); counts its data block.
+    pub(super) fn child_slot(&mut self, item: Item) -> (Child, u8) {
+        let scalar = |tag, value, need| (Child { tag, key: 0, value }, need);
+        match item {
+            Item::Null => scalar(tag::NULL, 0, 1),
+            Item::Bool(v) => scalar(if v { tag::TRUE } else { tag::FALSE }, 0, 1),
+            Item::Num(ty, bits) => match ty {
+                NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => scalar(tag::F64, bits, 8),
+                NumTy::Exact(ElementType::F32) => scalar(tag::F32, bits, 4),
+                NumTy::Exact(ElementType::Bool) => scalar(if bits != 0 { tag::TRUE } else { tag::FALSE }, 0, 1),
+                NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => scalar(tag::UINT, bits, 8),
+                _ => scalar(tag::INT, bits, signed_width(bits as i64) as u8),
+            },
+            Item::UInt(v) => scalar(tag::UINT, v, 8),
+            Item::Str { start, len } => self.block_slot(tag::STRING, start, len),
+            Item::Bytes { start, len } => self.block_slot(tag::BYTES, start, len),
+            Item::BigNum { start, len } => self.block_slot(tag::BIGNUM, start, len),
+            Item::Typed(i) => {
+                let t = &self.typed[i];
+                self.levels.add_typed(t.element, &t.shape, t.mask.is_some());
+                scalar(tag::TYPED, i as u64, POINTER)
+            }
+            Item::Array(i) => scalar(tag::ARRAY, i as u64, POINTER),
+            Item::Object(i) => scalar(tag::OBJECT, i as u64, POINTER),
+            Item::IntMap(i) => scalar(tag::INTMAP, i as u64, POINTER),
+        }
+    }
+
+    fn block_slot(&mut self, t: u8, start: u64, len: u32) -> (Child, u8) {
+        let block_len = if len != u32::MAX { len as usize } else { self.block(start, len).len() };
+        self.levels.data_len += block_len;
+        self.spans.push((start, len));
+        (Child { tag: t, key: 0, value: (self.spans.len() - 1) as u64 }, POINTER)
+    }
+
+    /// The canonical bytes of the finished document.
+    pub fn encode(mut self) -> Result<Vec<u8>> {
+        let mut levels = std::mem::take(&mut self.levels);
+        let texts: Vec<&[u8]> = self.dict.iter().map(|k| k.as_bytes()).collect();
+        let hashes: Vec<u64> = texts.iter().map(|k| hash::key_hash(k)).collect();
+        let keys = Keys { texts: &texts, hashes: &hashes };
+        let layout = levels.finish(keys, self.root.expect("finished"), &self)?;
+        Ok(direct::write_document(&levels, keys, &layout, &self))
+    }
+
+    /// Writes the canonical bytes of the finished document into `writer`, a buffer's worth
+    /// at a time: nothing of the output is held whole. Returns the length.
+    pub fn write_to(self, writer: &mut dyn Write) -> Result<u64> {
+        self.write_buffered(writer, WRITE_BUFFER)
+    }
+
+    /// `write_to` gathering about `buffer` bytes per write (small in tests, to cross every
+    /// kind of block boundary).
+    fn write_buffered(mut self, writer: &mut dyn Write, buffer: usize) -> Result<u64> {
+        let mut levels = std::mem::take(&mut self.levels);
+        let texts: Vec<&[u8]> = self.dict.iter().map(|k| k.as_bytes()).collect();
+        let hashes: Vec<u64> = texts.iter().map(|k| hash::key_hash(k)).collect();
+        let keys = Keys { texts: &texts, hashes: &hashes };
+        let layout = levels.finish(keys, self.root.expect("finished"), &self)?;
+        direct::write_document_to(&levels, keys, &layout, &self, writer, buffer)
+    }
+}
+
+impl Source for Builder {
+    fn content(&self, child: &Child) -> &[u8] {
+        let (start, len) = self.spans[child.value as usize];
+        let block = self.block(start, len);
+        let (_, at) = read_varint(block, 0).expect("the builder wrote this varint");
+        &block[at..]
+    }
+
+    fn typed(&self, child: &Child) -> TypedBlock<'_> {
+        let t = &self.typed[child.value as usize];
+        TypedBlock {
+            element: t.element,
+            shape: t.shape.iter().copied().collect(),
+            data: Cow::Borrowed(&self.tdata[t.data.clone()]),
+            mask: t.mask.clone().map(|m| Cow::Owned(self.tmask[m].iter().map(|&b| b != 0).collect())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn built(json: &str) -> Builder {
+        let mut b = Builder::new(crate::DEFAULT_MAX_DEPTH);
+        crate::json::read_into_builder(json.as_bytes(), &mut b).unwrap();
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn spilled_strings_write_the_bytes_of_encode() {
+        let json = format!(
+            "[{}{{\"last\": [1.5, 2, 3]}}]",
+            (0..60_000).map(|i| format!(r#"{{"n": {i}, "s": "{}"}},"#, "y".repeat(i % 200))).collect::<String>()
+        );
+        let expected = built(&json).encode().unwrap();
+        let mut b = Builder::new(crate::DEFAULT_MAX_DEPTH);
+        b.spill_blocks_over(0);
+        crate::json::read_into_builder(json.as_bytes(), &mut b).unwrap();
+        let mut out = Vec::new();
+        b.finish().unwrap().write_to(&mut out).unwrap();
+        assert!(out == expected);
+    }
+
+    #[test]
+    fn small_buffers_write_the_bytes_of_encode() {
+        let mut json = String::from(r#"{"text": "ab", "ints": [1, 2, 300], "mixed": [1, 2.5], "m": [[1, 2], [3, 4.5]], "objs": ["#);
+        for i in 0..300 {
+            json += &format!(r#"{{"k{}": {i}, "s": "{}", "f": {}.5, "u": 18446744073709551615, "big": 123456789012345678901234567890}},"#, i % 40, "x".repeat(i % 17), i);
+        }
+        json += r#"[]], "last": [true, null, "end"]}"#;
+        let expected = built(&json).encode().unwrap();
+        for buffer in [1, 3, 8, 64, 1000, 1 << 20] {
+            let mut out = Vec::new();
+            let len = built(&json).write_buffered(&mut out, buffer).unwrap();
+            assert_eq!(len as usize, out.len());
+            assert!(out == expected, "buffer of {buffer} bytes");
+        }
+    }
+}
