@@ -355,10 +355,13 @@ mod tests {
         assert_eq!(s.path_text(odd), r#"data.orders[]["a.b[\"c\"]"]"#);
         let entry = s.child(PathId::ROOT, Step::Entry);
         assert_eq!(s.path_text(entry), "{}");
-        assert_eq!(s.path_text(s.child(entry, Step::Key(""))), r#"{}[""]"#);
+        let empty = s.child(entry, Step::Key(""));
+        assert_eq!(s.path_text(empty), r#"{}[""]"#);
         assert_eq!(s.path_text(PathId::ROOT), ".");
-        assert_eq!(s.path_text(s.child(PathId::ROOT, Step::Item)), "[]");
-        assert_eq!(s.path_text(s.child(PathId::ROOT, Step::Key("名前"))), "名前");
+        let item = s.child(PathId::ROOT, Step::Item);
+        assert_eq!(s.path_text(item), "[]");
+        let name = s.child(PathId::ROOT, Step::Key("名前"));
+        assert_eq!(s.path_text(name), "名前");
     }
 
     #[test]
