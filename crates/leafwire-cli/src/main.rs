@@ -1,5 +1,5 @@
-//! The `leafwire` command: convert between JSON and Leafwire, query, validate and inspect
-//! Leafwire files.
+//! The `leafwire` command: convert between JSON and Leafwire, query, validate, inspect and
+//! measure Leafwire files.
 //!
 //! Every failure is one line on stderr, `leafwire: FILE: what (where)`, with a non-zero
 //! exit status. Output files are written whole or not at all; text streamed to stdout may
@@ -13,6 +13,7 @@ mod interrupt;
 mod pointer;
 mod progress;
 mod report;
+mod stats;
 mod typed;
 
 use std::path::PathBuf;
@@ -131,6 +132,24 @@ enum Command {
         /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
     },
+    /// Show where a file's bytes go: by section, by kind of value and by path.
+    ///
+    /// Sections (header, dictionary, structure, data, checksums, garbage, padding, past end)
+    /// add up to the file's length. A path's bytes are the blocks its values own: a
+    /// container's own block (header, tags, keys, padding, slots, hash index), a string's,
+    /// bytes' or bignum's data block, a typed array's whole block (a typed array is one
+    /// value); inline scalars own no bytes but are counted. The file is validated first.
+    #[command(after_help = stats::PATH_NOTATION)]
+    Stats {
+        /// Leafwire file to read, or `-` for stdin.
+        input: PathBuf,
+        /// Paths listed, largest first, before a "(N more paths, X bytes)" line; 0 lists all.
+        #[arg(long, default_value_t = 30)]
+        top: usize,
+        /// Print the report as JSON (same numbers, same --top).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -164,6 +183,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Delete { input, pointer, trusted } => edit::delete(&input, &pointer, trust(trusted)),
         Command::Compact { input, output, no_checksums } => edit::compact(&input, output.as_deref(), !no_checksums),
         Command::Inspect { input } => report::inspect(&input),
+        Command::Stats { input, top, json } => stats::run(&input, &stats::Options { top, json }),
     }
 }
 

@@ -239,7 +239,7 @@ fn damaged_files_fail_with_byte_offsets() {
     for (name, damaged) in cases {
         let path = dir.path().join(format!("{name}.lw"));
         fs::write(&path, &damaged).unwrap();
-        for command in ["validate", "to-json"] {
+        for command in ["validate", "to-json", "stats"] {
             fail(&[command, s(&path)], None, &[s(&path), "byte"]);
         }
         if name != "bad utf-8" {
@@ -774,8 +774,147 @@ fn the_deepest_documents_from_json_writes_read_back_with_the_defaults() {
     succeed(&["from-json", s(&input), "-o", s(&lw), "--max-depth", "10000"], None);
     assert_eq!(succeed(&["to-json", s(&lw)], None), format!("{json}\n"));
     succeed(&["validate", s(&lw)], None);
+    let stats = stats_json(&["--top", "1"], &lw);
+    // Every level is a path of its own (the innermost levels form one typed array).
+    let values: u64 = stats["kinds"].as_array().unwrap().iter().map(|k| k["count"].as_u64().unwrap()).sum();
+    assert_eq!(stats["more_paths"]["paths"].as_u64().unwrap() + 1, values);
+    assert!(values > 9_900, "{stats}");
     let pointer = "/0".repeat(depth - 1);
     assert_eq!(succeed(&["get", s(&lw), &pointer], None), "[1]\n");
     succeed(&["compact", s(&lw)], None);
     assert_eq!(succeed(&["to-json", s(&lw), "--pretty"], None).lines().count(), 2 * depth + 1);
+}
+
+/// `stats --json` of a file (with `extra` options), checked to add up: the sections to the
+/// file's length, the containers' bytes to the structure section, the other kinds' to the
+/// data section.
+fn stats_json(extra: &[&str], lw: &Path) -> Json {
+    let mut args = vec!["stats", "--json"];
+    args.extend_from_slice(extra);
+    args.push(s(lw));
+    let report: Json = serde_json::from_str(&succeed(&args, None)).unwrap();
+    let n = |v: &Json| v.as_u64().unwrap();
+    let len = fs::metadata(lw).unwrap().len();
+    assert_eq!(n(&report["bytes"]), len);
+    let sections = report["sections"].as_object().unwrap();
+    assert_eq!(sections.values().map(n).sum::<u64>(), len, "{report}");
+    assert_eq!(n(&sections["header"]), 112);
+    let (mut structure, mut data) = (0, 0);
+    for kind in report["kinds"].as_array().unwrap() {
+        match kind["kind"].as_str().unwrap() {
+            "object" | "array" | "intmap" => structure += n(&kind["bytes"]),
+            _ => data += n(&kind["bytes"]),
+        }
+    }
+    assert_eq!((structure, data), (n(&sections["structure"]), n(&sections["data"])), "{report}");
+    let listed: u64 = report["paths"].as_array().unwrap().iter().map(|p| n(&p["bytes"])).sum();
+    assert_eq!(listed + n(&report["more_paths"]["bytes"]), structure + data);
+    report
+}
+
+/// The `stats --json` entry of `path`.
+fn stats_path<'a>(report: &'a Json, path: &str) -> &'a Json {
+    report["paths"].as_array().unwrap().iter().find(|p| p["path"] == path).unwrap_or_else(|| panic!("no path {path:?} in {report}"))
+}
+
+#[test]
+fn stats_attributes_every_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = br#"{"list": [{"b": "xyz"}, {"b": "hello", "c": null}], "m": [[1.5, 2.5], [3.5, 4.5]], "n": 7}"#;
+    let input = dir.path().join("doc.json");
+    fs::write(&input, json).unwrap();
+    let plain = dir.path().join("plain.lw");
+    succeed(&["from-json", s(&input), "-o", s(&plain), "--no-checksums"], None);
+    let report = stats_json(&["--top", "0"], &plain);
+    let sections = &report["sections"];
+    assert_eq!((sections["checksums"].as_u64(), sections["garbage"].as_u64(), sections["past end"].as_u64()), (Some(0), Some(0), Some(0)));
+    // Two string blocks: a length byte and the text.
+    let b = stats_path(&report, "list[].b");
+    assert_eq!((b["bytes"].as_u64(), b["count"].as_u64(), b["kinds"].clone()), (Some(4 + 6), Some(2), serde_json::json!(["string"])));
+    let c = stats_path(&report, "list[].c");
+    assert_eq!((c["bytes"].as_u64(), c["count"].as_u64()), (Some(0), Some(1)));
+    // A typed matrix is one value, its whole block: 2 header bytes, 2 shape varints, 4
+    // bytes of padding to 8 at most, 32 bytes of data.
+    let m = stats_path(&report, "m");
+    assert_eq!((m["count"].as_u64(), m["kinds"].clone()), (Some(1), serde_json::json!(["typed f64"])));
+    assert!((36..=40).contains(&m["bytes"].as_u64().unwrap()), "{m}");
+    assert!(report["paths"].as_array().unwrap().iter().all(|p| !p["path"].as_str().unwrap().starts_with("m[")));
+    assert_eq!(stats_path(&report, "list")["count"], 1);
+    assert_eq!(stats_path(&report, "list[]")["count"], 2);
+    assert_eq!(stats_path(&report, ".")["kinds"], serde_json::json!(["object"]));
+    assert_eq!(report["more_paths"]["paths"], 0);
+
+    // With checksums, after an edit that leaves garbage, and with bytes past the end.
+    let sealed = convert(dir.path(), "sealed", json);
+    assert!(stats_json(&[], &sealed)["sections"]["checksums"].as_u64().unwrap() > 16);
+    let longer = "a string much longer than the one it replaces";
+    succeed(&["set", s(&sealed), "/list/0/b", &format!("{longer:?}")], None);
+    let edited = stats_json(&[], &sealed);
+    assert!(edited["sections"]["garbage"].as_u64().unwrap() >= 4, "{edited}");
+    assert_eq!(stats_path(&edited, "list[].b")["bytes"], 6 + 1 + longer.len());
+    let mut bytes = fs::read(&plain).unwrap();
+    bytes.extend_from_slice(b"trailing");
+    fs::write(&plain, &bytes).unwrap();
+    assert_eq!(stats_json(&[], &plain)["sections"]["past end"], 8);
+}
+
+#[test]
+fn stats_escapes_odd_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let lw = convert(dir.path(), "odd", br#"{"a.b": {"[x]": 1, "": [2, "x"], "q\"\\": "s", "caf\u00e9-_$@": true}, "plain": {"0": null}}"#);
+    let report = stats_json(&["--top", "0"], &lw);
+    let mut paths: Vec<&str> = report["paths"].as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
+    let mut expected = [".", r#"["a.b"]"#, r#"["a.b"][""]"#, r#"["a.b"][""][]"#, r#"["a.b"]["[x]"]"#, r#"["a.b"]["q\"\\"]"#, r#"["a.b"].café-_$@"#, "plain", "plain.0"];
+    paths.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(paths, expected);
+    assert_eq!(stats_path(&report, r#"["a.b"][""][]"#)["kinds"], serde_json::json!(["string", "int"]));
+    let text = succeed(&["stats", "--top", "0", s(&lw)], None);
+    assert!(text.contains(r#"  ["a.b"]["q\"\\"] (string)"#), "{text}");
+}
+
+/// The text report's path lines: (path, bytes, values). A line is bytes, percent and
+/// values, then the path and its kinds in parentheses.
+fn text_paths(text: &str) -> Vec<(String, u64, u64)> {
+    let start = text.find("path (kinds)\n").expect("a path table") + "path (kinds)\n".len();
+    text[start..].lines().filter(|l| !l.starts_with('(')).map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let mut rest = line;
+        for _ in 0..3 {
+            rest = rest.trim_start();
+            rest = &rest[rest.find(' ').unwrap()..];
+        }
+        let path = rest.trim_start();
+        (path[..path.rfind(" (").unwrap()].to_owned(), fields[0].parse().unwrap(), fields[2].parse().unwrap())
+    }).collect()
+}
+
+#[test]
+fn stats_text_and_json_agree_and_top_limits_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = corpus::corpora()[0].json("twitter.json");
+    let lw = convert(dir.path(), "twitter", &json);
+    let all = stats_json(&["--top", "0"], &lw);
+    let every = all["paths"].as_array().unwrap();
+    assert!(every.len() > 20);
+    assert!(every.iter().any(|p| p["path"] == "statuses[].user.screen_name"), "{all}");
+    assert!(every.windows(2).all(|w| w[0]["bytes"].as_u64() >= w[1]["bytes"].as_u64()), "not largest first");
+
+    let text = succeed(&["stats", "--top", "5", s(&lw)], None);
+    assert!(text.starts_with(&format!("{}: {} bytes\n", s(&lw), fs::metadata(&lw).unwrap().len())), "{text}");
+    let listed = text_paths(&text);
+    assert_eq!(listed.len(), 5, "{text}");
+    for (i, (path, bytes, count)) in listed.iter().enumerate() {
+        assert_eq!((every[i]["path"].as_str().unwrap(), every[i]["bytes"].as_u64().unwrap(), every[i]["count"].as_u64().unwrap()), (path.as_str(), *bytes, *count));
+    }
+    let rest: u64 = every[5..].iter().map(|p| p["bytes"].as_u64().unwrap()).sum();
+    assert!(text.ends_with(&format!("({} more paths, {rest} bytes)\n", every.len() - 5)), "{text}");
+    let top5 = stats_json(&["--top", "5"], &lw);
+    assert_eq!(top5["paths"].as_array().unwrap()[..], every[..5]);
+    assert_eq!((top5["more_paths"]["paths"].as_u64(), top5["more_paths"]["bytes"].as_u64()), (Some(every.len() as u64 - 5), Some(rest)));
+    for (name, bytes) in all["sections"].as_object().unwrap() {
+        assert!(text.lines().any(|l| l.ends_with(&format!("  {name}")) && l.split_whitespace().next() == Some(&bytes.to_string())), "{name}: {text}");
+    }
+    // The default lists 30, and stdin works as for the other commands.
+    assert_eq!(text_paths(&succeed(&["stats", "-"], Some(&fs::read(&lw).unwrap()))).len(), 30);
 }

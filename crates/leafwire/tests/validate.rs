@@ -1,5 +1,6 @@
 //! The validator's rules on keys (spec §9): each test breaks one rule in an otherwise
-//! valid document and expects a `Malformed` error that names it.
+//! valid document and expects a `Malformed` error that names it. Also: the reader's block
+//! ranges (`Node::block_range`) against the bytes validation reaches.
 
 use leafwire::{Category, Map, Value};
 
@@ -146,4 +147,31 @@ fn large_objects_with_indexes_validate_and_a_broken_index_is_refused() {
     let mut broken = bytes.clone();
     broken[last_entry] = 0;
     malformed(&broken, "hash index");
+}
+
+/// Sum of `Node::block_range` over `node` and everything below it (typed arrays' rows
+/// excluded: their block belongs to the whole array).
+fn block_bytes(node: leafwire::Node<'_>) -> u64 {
+    let own = node.block_range().unwrap().map_or(0, |r| r.end - r.start);
+    let children: u64 = match node.kind() {
+        leafwire::Kind::Array | leafwire::Kind::Object | leafwire::Kind::IntMap => node.iter().unwrap().map(|c| block_bytes(c.unwrap())).sum(),
+        _ => 0,
+    };
+    own + children
+}
+
+#[test]
+fn block_ranges_cover_what_validation_reaches() {
+    let text = br#"{"a": {"b": [1, 2.5, {"c": null}], "s": "text", "big": 123456789012345678901234567890},
+        "m": [[1.5, 2.5], [3.5, 4.5]], "mixed": [1, 2.5, -3], "k0": 0, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6}"#;
+    let bytes = leafwire::json::from_json(text).unwrap();
+    let doc = leafwire::Document::open(&bytes).unwrap();
+    let stats = leafwire::validate(&bytes).unwrap();
+    let dictionary = leafwire::format::dictionary::Dict::parse(&bytes, doc.record().dictionary).unwrap();
+    let dictionary = (dictionary.end() - dictionary.pos()) as u64;
+    assert_eq!(block_bytes(doc.root()) + dictionary, stats.reachable_bytes);
+    assert_eq!(doc.pointer("/a/b/0").unwrap().block_range().unwrap(), None);
+    assert_eq!(doc.pointer("/m/0").unwrap().block_range().unwrap(), None, "a row of a typed array owns no block");
+    let s = doc.pointer("/a/s").unwrap();
+    assert_eq!(s.block_range().unwrap(), Some(s.offset()..s.offset() + 5));
 }

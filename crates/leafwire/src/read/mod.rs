@@ -149,6 +149,25 @@ impl<'a> Node<'a> {
         TypedHeader::parse(self.buf, self.payload)
     }
 
+    /// The bytes of the block this value owns, as absolute offsets (spec §§4–5): a
+    /// container's header, tags, keys, padding, slots and hash index; a string, bytes or
+    /// bignum block's length and content; a typed array's header, padding, data, spare rows
+    /// and mask. The blocks of a container's children are not included. `None` for inline
+    /// scalars and for the rows and elements of a typed array (its block belongs to the
+    /// whole array). Checks the block lies inside the document, as reading it would.
+    pub fn block_range(&self) -> Result<Option<std::ops::Range<u64>>> {
+        let range = match self.tag {
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => {
+                let c = self.container()?;
+                c.pos as u64..c.end as u64
+            }
+            tag::STRING | tag::BYTES | tag::BIGNUM => self.payload..data::span(self.buf, self.payload)?.1 as u64,
+            tag::TYPED if self.level == 0 => self.payload..self.typed_header()?.end() as u64,
+            _ => return Ok(None),
+        };
+        Ok(Some(range))
+    }
+
     /// Number of children (arrays, objects, intmaps) or rows (typed arrays).
     pub fn len(&self) -> Result<usize> {
         match self.tag {
