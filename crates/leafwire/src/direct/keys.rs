@@ -39,7 +39,7 @@ impl<'k> KeyTable<'k> {
                     break;
                 }
                 let id = (entry - 1) as usize;
-                if self.hashes[id] == h && self.texts[id] == text {
+                if self.hashes[id] == h && same_key(self.texts[id], text) {
                     return id as u32;
                 }
                 i = (i + 1) & mask;
@@ -116,9 +116,17 @@ impl<'k> KeyTable<'k> {
     /// is carried over).
     pub fn recycle<'j>(mut self) -> KeyTable<'j> {
         self.clear();
-        let texts = Vec::new();
-        KeyTable { slots: self.slots, texts, hashes: self.hashes }
+        KeyTable { slots: self.slots, texts: Vec::new(), hashes: self.hashes }
     }
+}
+
+/// Whether two keys with the same key hash are the same key. Up to 8 bytes, the hash is a
+/// bijection of (length, bytes): each step of spec §4.2's mix (xor with the length's
+/// product, multiplication by an odd constant, `h ^ (h >> 31)`) can be undone, so equal
+/// hashes and lengths are equal keys, with no compare.
+#[inline(always)]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && (a.len() <= 8 || a == b)
 }
 
 #[cfg(test)]
@@ -136,5 +144,14 @@ mod tests {
         assert_eq!(t.hashes()[3], hash::key_hash(b"key3"));
         t.clear();
         assert_eq!(t.intern(b"other"), 0);
+    }
+
+    #[test]
+    fn short_keys_of_equal_hash_are_equal() {
+        // Exhaustive over one byte, and the length is part of the hash: "\0" is not "".
+        let mut seen = std::collections::HashMap::new();
+        for key in (0..=255u8).map(|b| vec![b]).chain([vec![], vec![0, 0], vec![0; 8]]) {
+            assert!(seen.insert(hash::key_hash(&key), key).is_none());
+        }
     }
 }

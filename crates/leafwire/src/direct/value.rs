@@ -11,14 +11,24 @@ use crate::value::{TypedArray, Value};
 
 /// Encodes `value` canonically, accepting nesting up to `max_depth` containers.
 pub(crate) fn encode_value(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
-    let mut planner = Planner { levels: Levels::default(), keys: KeyTable::default(), blocks: Vec::new(), typed: Vec::new(), max_depth };
-    let (tag, value, _) = planner.visit(value, 0)?;
-    let root = Child { tag, key: 0, value };
-    let source = Blocks { blocks: &planner.blocks, typed: &planner.typed };
-    let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
-    let layout = planner.levels.finish(keys, root, &source)?;
-    Ok(write_document(&planner.levels, keys, &layout, &source))
+    let (levels, keys) = SCRATCH.take();
+    let mut planner = Planner { levels, keys: keys.recycle(), blocks: Vec::new(), typed: Vec::new(), max_depth };
+    let bytes = planner.encode(value);
+    let Planner { mut levels, keys, .. } = planner;
+    if levels.heap_size() + keys.heap_size() <= SCRATCH_LIMIT {
+        levels.clear();
+        SCRATCH.set((levels, keys.recycle()));
+    }
+    bytes
 }
+
+thread_local! {
+    /// The planner's lists, kept between calls (per thread) so that a document does not
+    /// pay for growing them again; dropped when they pass `SCRATCH_LIMIT` bytes.
+    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>)> = std::cell::Cell::new(Default::default());
+}
+
+const SCRATCH_LIMIT: usize = 16 << 20;
 
 struct Planner<'a> {
     levels: Levels,
@@ -30,6 +40,15 @@ struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
+    fn encode(&mut self, value: &'a Value) -> Result<Vec<u8>> {
+        let (tag, value, _) = self.visit(value, 0)?;
+        let root = Child { tag, key: 0, value };
+        let source = Blocks { blocks: &self.blocks, typed: &self.typed };
+        let keys = Keys { texts: self.keys.texts(), hashes: self.keys.hashes() };
+        let layout = self.levels.finish(keys, root, &source)?;
+        Ok(write_document(&self.levels, keys, &layout, &source))
+    }
+
     /// Records `v` (the root at depth 0, or a child of a container at depth `depth` − 1):
     /// returns its tag, its slot value as `Child::value` holds it, and the width it needs.
     #[inline]
