@@ -17,7 +17,7 @@ line). Usage:
 
     python3 -m venv .venv-design
     .venv-design/bin/pip install numpy zstandard msgpack pcodec
-    nice .venv-design/bin/python spec/design/packed_estimate.py [--breakdown N]
+    nice .venv-design/bin/python spec/design/packed_estimate.py [--breakdown N] [--what-if]
 """
 
 import argparse
@@ -438,7 +438,7 @@ def int_rle(v):
         return None
     a = best_int(vals, allow_rle=False)
     b = best_int(runs, allow_rle=False)
-    return vbytes(len(vals)) + a[0] + b[0], f"rle[{a[1]}|{b[1]}]"
+    return vbytes(len(vals)) + a[0] + b[0], f"rle[{a[1]}/{b[1]}]"
 
 
 def int_dict(v):
@@ -584,7 +584,7 @@ def float_dec_ulp(v, e=None):
     assert (back.view(np.uint64) == a.view(np.uint64)).all()
     ia = best_int(i.astype(np.int64).tolist())
     ra = best_int(r.tolist(), allow_delta=False)
-    return bytes([e]) + ia[0] + ra[0], f"decU{e}>[{ia[1]}|{ra[1]}]"
+    return bytes([e]) + ia[0] + ra[0], f"decU{e}>[{ia[1]}/{ra[1]}]"
 
 
 def float_split(v):
@@ -667,7 +667,7 @@ def str_num(v):
         sig.append(m)
         tz.append(t)
     a, b = best_int(sig), best_int(tz)
-    return a[0] + b[0], f"num[{a[1]}|{b[1]}]"
+    return a[0] + b[0], f"num[{a[1]}/{b[1]}]"
 
 
 def str_hex(v):
@@ -685,7 +685,7 @@ def str_dict_local(v):
     ix = {x: i for i, x in enumerate(d)}
     dv = best_str(d, allow_dict=False)
     codes = best_int([ix[x] for x in v], allow_delta=False)
-    return vbytes(len(d)) + dv[0] + codes[0], f"dict{len(d)}[{dv[1]}|{codes[1]}]"
+    return vbytes(len(d)) + dv[0] + codes[0], f"dict{len(d)}[{dv[1]}/{codes[1]}]"
 
 
 def best_str(v, allow_dict=True):
@@ -936,6 +936,49 @@ def run(name, doc, lossy, zlevel, acc):
     return raw + rest + d, z + rest + d, len(groups), nstripes, ncols
 
 
+def what_if_geojson(doc, zlevel):
+    """§7.2 levers for countries: back-references for repeated points (shared
+    borders, walked backwards) and an entropy-coded stage (pco) on the decimal
+    + residual streams. Coordinates only; prints one table."""
+    pts = [(pt[0], pt[1]) for f in doc["features"] for poly in f["geometry"]["coordinates"] for ring in poly for pt in ring]
+    seen, keep, runs, prevj = {}, [], [], None
+    for k, pnt in enumerate(pts):
+        j = seen.get(pnt)
+        if j is not None:
+            if prevj is not None and j == prevj - 1:
+                runs[-1][2] += 1
+            else:
+                runs.append([k, j, 1])
+            prevj = j
+        else:
+            keep.append(pnt)
+            prevj = None
+        seen.setdefault(pnt, k)
+    run_bytes = sum(varint_len(a) + varint_len(b) + varint_len(c) for a, b, c in runs)
+    rows = []
+    for label, points, extra in (("as proposed", pts, 0), ("with copy runs", keep, run_bytes)):
+        raw = z = pco = 0
+        for c in (0, 1):
+            col = [q[c] for q in points]
+            for s in range(0, len(col), PAGE):
+                r, zs, _ = page_sizes("float", col[s : s + PAGE], None, zlevel)
+                raw += r
+                z += zs
+            if pcodec is not None:
+                a = np.asarray(col, dtype=np.float64)
+                i = np.rint(a * 1e9).astype(np.int64)
+                res = (a.view(np.uint64) - (i / 1e9).view(np.uint64)).view(np.int64)
+                for s in range(0, len(a), PAGE):
+                    for arr in (i[s : s + PAGE], res[s : s + PAGE]):
+                        pco += len(pco_standalone.simple_compress(arr, pcodec.ChunkConfig()))
+        rows.append((label, raw + extra, z + extra, pco + extra if pcodec is not None else None))
+    print(f"\n#### geojson what-if: coordinates only ({len(pts):,} points; {len(pts) - len(keep):,} repeat an earlier point, in {len(runs):,} backward runs)\n")
+    print("| coordinates | packed | + zstd stage | pco on the decimal + residual streams, per page |")
+    print("|---|---:|---:|---:|")
+    for label, raw, z, pco in rows:
+        print(f"| {label} | {fmt(raw)} | {fmt(z)} | {fmt(pco) if pco is not None else 'n/a'} |")
+
+
 def fmt(n):
     return f"{n:,}"
 
@@ -943,11 +986,13 @@ def fmt(n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--breakdown", type=int, default=12, help="rows of the per-column breakdown per dataset")
+    ap.add_argument("--what-if", action="store_true", help="also measure the §7.2 levers on countries")
     ap.add_argument("--only", help="run one dataset (substring of its name)")
     ap.add_argument("--zstd-level", type=int, default=19, choices=(3, 19))
     args = ap.parse_args()
     summary = []
     breakdowns = []
+    what_if_doc = None
     for name, doc, _ in datasets():
         if args.only and args.only not in name:
             continue
@@ -962,6 +1007,8 @@ def main():
         row.update(anchors(doc))
         row.update(RESULTS[name])
         p = pco_line(doc)
+        if name == "geojson" and args.what_if:
+            what_if_doc = doc
         summary.append(row)
         rows = sorted(acc.items(), key=lambda kv: -kv[1][0])[: args.breakdown]
         breakdowns.append((name, lossless, rows, p))
@@ -991,6 +1038,8 @@ def main():
             print(f"| `{label}` | {fmt(raw)} | {fmt(z)} | {raw / total:.1%} | {codecs} |")
         if p:
             print(f"\n(pco 1.x, default level, on the same float columns whole, for comparison: {fmt(p)} B)")
+    if what_if_doc is not None:
+        what_if_geojson(what_if_doc, args.zstd_level)
 
 
 if __name__ == "__main__":
