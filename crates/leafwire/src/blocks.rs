@@ -46,6 +46,26 @@ impl Blocks {
         self.spill_over = Some(bytes);
     }
 
+    /// Whether blocks went to a file.
+    pub fn is_spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// Bytes held in memory.
+    pub fn heap_size(&self) -> usize {
+        self.tail.capacity()
+    }
+
+    /// An empty in-memory store keeping `old`'s buffer (a spilled one starts afresh).
+    pub fn recycle(old: Blocks) -> Blocks {
+        if old.is_spilled() {
+            return Blocks::default();
+        }
+        let mut tail = old.tail;
+        tail.clear();
+        Blocks { tail, ..Blocks::default() }
+    }
+
     /// The total length of the blocks.
     pub fn len(&self) -> u64 {
         self.in_file + self.tail.len() as u64

@@ -56,7 +56,7 @@ pub use value_ref::ValueRef;
 
 /// Serializes any `Serialize` value to Leafwire bytes.
 pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    let mut b = builder::Builder::new(DEFAULT_MAX_DEPTH);
+    let mut b = builder::Builder::reused(DEFAULT_MAX_DEPTH);
     value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
     b.finish()?.encode()
 }

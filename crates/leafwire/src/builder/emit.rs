@@ -11,7 +11,7 @@ use super::{too_many, Builder, FrameKind, Item, NumTy};
 use crate::direct::{self, Child, Keys, Node, Source, TypedBlock, POINTER};
 use crate::error::Result;
 use crate::format::numbers::signed_width;
-use crate::format::{hash, read_varint, tag, ElementType};
+use crate::format::{hash, tag, varint_len, ElementType};
 
 /// How many bytes `write_to` gathers before one write.
 const WRITE_BUFFER: usize = 1 << 20;
@@ -73,9 +73,15 @@ impl Builder {
     }
 
     fn block_slot(&mut self, t: u8, start: u64, len: u32) -> (Child, u8) {
-        let block_len = if len != u32::MAX { len as usize } else { self.block(start, len).len() };
-        self.levels.data_len += block_len;
-        self.spans.push((start, len));
+        let content_len = if len != u32::MAX {
+            content_len(len as u64)
+        } else {
+            let i = self.huge.binary_search_by_key(&start, |&(at, _)| at).expect("add_block recorded every huge block");
+            self.huge[i].1
+        };
+        let prefix = varint_len(content_len) as u64;
+        self.levels.data_len += (prefix + content_len) as usize;
+        self.spans.push((start + prefix, content_len));
         (Child { tag: t, key: 0, value: (self.spans.len() - 1) as u64 }, POINTER)
     }
 
@@ -86,7 +92,11 @@ impl Builder {
         let hashes: Vec<u64> = texts.iter().map(|k| hash::key_hash(k)).collect();
         let keys = Keys { texts: &texts, hashes: &hashes };
         let layout = levels.finish(keys, self.root.expect("finished"), &self)?;
-        Ok(direct::write_document(&levels, keys, &layout, &self))
+        let bytes = direct::write_document(&levels, keys, &layout, &self);
+        drop((texts, hashes));
+        self.levels = levels;
+        self.recycle();
+        Ok(bytes)
     }
 
     /// Writes the canonical bytes of the finished document into `writer`, a buffer's worth
@@ -107,12 +117,16 @@ impl Builder {
     }
 }
 
+/// The content length of a block of `block_len` bytes (its length varint, then the
+/// content): `c + varint_len(c)` grows with c, so one c fits.
+fn content_len(block_len: u64) -> u64 {
+    (1..=10).map(|v| block_len.saturating_sub(v)).find(|&c| c + varint_len(c) as u64 == block_len).expect("a block the builder wrote")
+}
+
 impl Source for Builder {
     fn content(&self, child: &Child) -> &[u8] {
         let (start, len) = self.spans[child.value as usize];
-        let block = self.block(start, len);
-        let (_, at) = read_varint(block, 0).expect("the builder wrote this varint");
-        &block[at..]
+        self.blocks.get(start, len as usize)
     }
 
     fn typed(&self, child: &Child) -> TypedBlock<'_> {

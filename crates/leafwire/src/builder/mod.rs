@@ -14,12 +14,13 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 mod emit;
+mod spare;
 
 use crate::blocks::Blocks;
 use crate::direct::{Child, Levels};
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::put_varint;
-use crate::format::{read_varint, ElementType, MAX_RANK};
+use crate::format::{ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,9 +124,12 @@ pub(crate) struct Builder {
     /// The closed containers and their children, level by level (the direct encoder's
     /// plan, `emit.rs`).
     levels: Levels,
-    /// Where the data block of each string, bytes or bignum child is (`Child::value`
-    /// indexes it).
-    spans: Vec<(u64, u32)>,
+    /// Where the content of each string, bytes or bignum child is in `blocks` (start,
+    /// length; `Child::value` indexes it).
+    spans: Vec<(u64, u64)>,
+    /// The content length of each block of 4 GiB or more, by block start (items hold
+    /// `u32::MAX` for them).
+    huge: Vec<(u64, u64)>,
     /// The root, once `finish` took it from the stack.
     root: Option<Child>,
     stack: Vec<Item>,
@@ -149,11 +153,15 @@ pub(crate) struct Builder {
 /// struct types one document usually holds.
 const STATIC_KEY_SLOTS: usize = 64;
 
+/// The longest stack `finish` keeps for the builder's next use.
+const KEEP_STACK: usize = 1 << 16;
+
 impl Builder {
     pub fn new(max_depth: usize) -> Builder {
         Builder {
             levels: Levels::default(),
             spans: Vec::new(),
+            huge: Vec::new(),
             root: None,
             stack: Vec::new(),
             stack_keys: Vec::new(),
@@ -274,17 +282,11 @@ impl Builder {
         let n = put_varint(&mut prefix, bytes.len() as u64);
         let start = self.blocks.append(&prefix[..n])?;
         self.blocks.append(bytes)?;
-        Ok((start, u32::try_from(n + bytes.len()).unwrap_or(u32::MAX)))
-    }
-
-    /// The data block of an item made by `add_block`, length varint included.
-    pub fn block(&self, start: u64, len: u32) -> &[u8] {
-        if len != u32::MAX {
-            return self.blocks.get(start, len as usize);
+        let len = u32::try_from(n + bytes.len()).unwrap_or(u32::MAX);
+        if len == u32::MAX {
+            self.huge.push((start, bytes.len() as u64));
         }
-        // 4 GiB or longer: the varint says (and its 10 bytes are surely there).
-        let (len, at) = read_varint(self.blocks.get(start, 10), 0).expect("the builder wrote this varint");
-        self.blocks.get(start, at + len as usize)
+        Ok((start, len))
     }
 
     /// Opens a container whose children follow until `close`. The key is pushed with the
@@ -465,9 +467,11 @@ impl Builder {
         let root = self.stack.pop().unwrap();
         self.root = Some(self.child_slot(root).0);
         // The stack held the children of the widest container at once: give that memory
-        // back before the layout needs its own.
-        self.stack = Vec::new();
-        self.stack_keys = Vec::new();
+        // back before the layout needs its own (a small stack is kept for the next use).
+        if self.stack.capacity() > KEEP_STACK {
+            self.stack = Vec::new();
+            self.stack_keys = Vec::new();
+        }
         self.blocks.seal()?;
         Ok(self)
     }

@@ -33,7 +33,7 @@ pub fn from_json(json: &[u8]) -> Result<Vec<u8>> {
 
 /// Converts JSON text to a Leafwire document.
 pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
-    let mut b = Builder::new(options.max_depth);
+    let mut b = Builder::reused(options.max_depth);
     b.duplicate_keys = options.duplicate_keys;
     read::parse_into(json, &mut b)?;
     b.finish()?.encode()

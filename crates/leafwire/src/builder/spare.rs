@@ -1,0 +1,63 @@
+//! A spare builder per thread: `to_vec` and `from_json` of many small documents would
+//! otherwise spend a good part of their time growing the same buffers from nothing
+//! (a small serde struct: a quarter of its instructions in malloc and realloc).
+
+use std::cell::Cell;
+
+use super::{Builder, DuplicateKeys};
+use crate::blocks::Blocks;
+
+/// A builder holding more than this is dropped after use, not kept.
+const SPARE_LIMIT: usize = 16 << 20;
+
+thread_local! {
+    static SPARE: Cell<Option<Builder>> = const { Cell::new(None) };
+}
+
+impl Builder {
+    /// This thread's spare builder (empty, its buffers keeping their memory), or a new one.
+    pub fn reused(max_depth: usize) -> Builder {
+        match SPARE.take() {
+            Some(mut b) => {
+                b.max_depth = max_depth;
+                b
+            }
+            None => Builder::new(max_depth),
+        }
+    }
+
+    /// Empties the builder and keeps it as this thread's spare, unless it is large or
+    /// spilled to a file.
+    pub(super) fn recycle(mut self) {
+        if self.blocks.is_spilled() || self.heap_size() > SPARE_LIMIT {
+            return;
+        }
+        self.levels.clear();
+        self.spans.clear();
+        self.huge.clear();
+        self.root = None;
+        self.stack.clear();
+        self.stack_keys.clear();
+        self.frames.clear();
+        self.blocks = Blocks::recycle(std::mem::take(&mut self.blocks));
+        self.typed.clear();
+        self.tdata.clear();
+        self.tmask.clear();
+        self.dict.clear();
+        // Ids of the cleared dictionary: forget them.
+        self.static_keys.fill((0, 0, 0));
+        self.duplicate_keys = DuplicateKeys::default();
+        SPARE.set(Some(self));
+    }
+
+    fn heap_size(&self) -> usize {
+        self.levels.heap_size()
+            + self.spans.capacity() * 16
+            + self.stack.capacity() * (size_of::<super::Item>() + 8)
+            + self.blocks.heap_size()
+            + self.tdata.capacity()
+            + self.tmask.capacity()
+            + self.typed.capacity() * size_of::<super::TypedItem>()
+            + self.dict.capacity() * 32
+    }
+}
