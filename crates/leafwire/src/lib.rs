@@ -32,6 +32,7 @@ pub mod format;
 pub mod json;
 mod node_serde;
 pub mod raw;
+mod packed;
 mod read;
 mod recode;
 mod ser;

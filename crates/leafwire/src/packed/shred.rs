@@ -1,0 +1,478 @@
+//! Shredding by path (spec/design/packed.md §3): the elements of an array become a tree
+//! of nodes, one per path, each holding its values as streams (kinds, scalars of each
+//! kind, object shapes, array lengths, map keys), and back.
+//!
+//! Two choices depend on the whole group, not on one value: whether an object node is
+//! *keyed* (too many distinct keys or shapes for a column per key, §3.5) and whether an
+//! array node is a *tuple* (every array there has the same small length and only scalar
+//! elements, §3.3). The shredder therefore walks the elements up to three times, each walk
+//! with the decisions the previous one made possible, and keeps the last.
+
+use indexmap::IndexSet;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+
+use crate::value::{IntMap, Map, Value};
+
+/// Nodes deeper than this below the group's root hold their values as residual (§3.6).
+pub(crate) const MAX_SHRED_DEPTH: usize = 32;
+/// A group that needs more nodes than this is not packed (it stays ordinary containers).
+pub(crate) const MAX_GROUP_NODES: usize = 4096;
+/// An object node with more distinct keys than this is keyed (§3.5).
+const KEYED_MIN_KEYS: usize = 64;
+/// The longest arrays a tuple node splits into positions (§3.3).
+const MAX_TUPLE: u64 = 16;
+
+/// Kind codes of the `kind` stream (§3.2).
+pub(crate) mod kind {
+    pub const NULL: u8 = 0;
+    pub const BOOL: u8 = 1;
+    pub const INT: u8 = 2;
+    pub const FLOAT: u8 = 3;
+    pub const STRING: u8 = 4;
+    pub const ARRAY: u8 = 5;
+    pub const OBJECT: u8 = 6;
+    pub const INTMAP: u8 = 7;
+    pub const RESIDUAL: u8 = 8;
+}
+
+/// How a node hangs from its parent (§4.2's `role`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Role {
+    Root,
+    /// The values of one key of the parent's objects (an index into `Shredded::keys`).
+    Field(u32),
+    /// All elements of the parent's arrays, concatenated.
+    Element,
+    /// Position i of the parent's arrays (a tuple node's child).
+    Position(u8),
+    /// The values of the parent's maps (intmaps, keyed objects).
+    MapValue,
+}
+
+/// One path of the group and its streams, in occurrence order.
+#[derive(Debug, Default)]
+pub(crate) struct Node {
+    pub parent: usize,
+    pub role: Option<Role>,
+    pub depth: usize,
+    /// Bit k set when kind k occurs.
+    pub kinds: u16,
+    /// Every array here has this length (a tuple node).
+    pub tuple: Option<u8>,
+    /// Objects here are stored as maps of key ids.
+    pub keyed: bool,
+    /// Distinct object key lists (indexes into `Shredded::keys`), in first-seen order.
+    pub shapes: IndexSet<Vec<u32>, FxBuildHasher>,
+    pub kind: Vec<u8>,
+    pub bools: Vec<bool>,
+    pub ints: Vec<i64>,
+    pub floats: Vec<f64>,
+    pub strings: Vec<String>,
+    pub shape: Vec<u32>,
+    pub len: Vec<u64>,
+    /// Keys of map entries: intmap keys, or key indexes of keyed objects.
+    pub keys: Vec<i64>,
+    pub residual: Vec<Value>,
+    children: FxHashMap<Role, usize>,
+    // What the decisions are made from.
+    objects: usize,
+    min_len: u64,
+    max_len: u64,
+    nested_elements: bool,
+}
+
+impl Node {
+    /// Whether values here need a `kind` stream.
+    pub fn mixed(&self) -> bool {
+        self.kinds.count_ones() > 1
+    }
+
+    pub fn child(&self, role: Role) -> Option<usize> {
+        self.children.get(&role).copied()
+    }
+}
+
+/// A shredded group.
+#[derive(Debug, Default)]
+pub(crate) struct Shredded {
+    /// The number of elements (values of the root node).
+    pub len: usize,
+    /// Node 0 is the root; a parent comes before its children.
+    pub nodes: Vec<Node>,
+    /// The object keys met, by index.
+    pub keys: IndexSet<String, FxBuildHasher>,
+}
+
+/// Decisions carried from one walk to the next, by node path.
+#[derive(Default, Clone)]
+struct Decisions {
+    keyed: rustc_hash::FxHashSet<Vec<Role>>,
+    tuples: FxHashMap<Vec<Role>, u8>,
+}
+
+/// Shreds `elements`; `None` if the group would need more than `MAX_GROUP_NODES` nodes.
+pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
+    let first = walk(elements, &Decisions::default())?;
+    let mut decisions = Decisions::default();
+    decide_keyed(&first, &mut decisions);
+    let second = if decisions.keyed.is_empty() { first } else { walk(elements, &decisions)? };
+    decide_tuples(&second, &mut decisions);
+    if decisions.tuples.is_empty() {
+        return Some(second);
+    }
+    walk(elements, &decisions)
+}
+
+fn walk(elements: &[Value], decisions: &Decisions) -> Option<Shredded> {
+    let mut s = Shredded { len: elements.len(), nodes: vec![Node { role: Some(Role::Root), min_len: u64::MAX, ..Node::default() }], keys: IndexSet::default() };
+    let mut walker = Walker { s: &mut s, decisions, path: Vec::new() };
+    for e in elements {
+        walker.value(0, e)?;
+    }
+    Some(s)
+}
+
+/// The path of node `i` from the root (roles, root excluded).
+fn path(s: &Shredded, mut i: usize) -> Vec<Role> {
+    let mut roles = Vec::new();
+    while i != 0 {
+        roles.push(s.nodes[i].role.expect("set"));
+        i = s.nodes[i].parent;
+    }
+    roles.reverse();
+    roles
+}
+
+fn decide_keyed(s: &Shredded, d: &mut Decisions) {
+    for (i, n) in s.nodes.iter().enumerate() {
+        let distinct: std::collections::HashSet<u32> = n.shapes.iter().flatten().copied().collect();
+        if n.objects > 0 && (distinct.len() > KEYED_MIN_KEYS || n.shapes.len() > 8.max(n.objects / 16)) {
+            d.keyed.insert(path(s, i));
+        }
+    }
+}
+
+fn decide_tuples(s: &Shredded, d: &mut Decisions) {
+    for (i, n) in s.nodes.iter().enumerate() {
+        if n.kinds & (1 << kind::ARRAY) != 0 && n.min_len == n.max_len && (1..=MAX_TUPLE).contains(&n.max_len) && !n.nested_elements {
+            d.tuples.insert(path(s, i), n.max_len as u8);
+        }
+    }
+}
+
+struct Walker<'s, 'd> {
+    s: &'s mut Shredded,
+    decisions: &'d Decisions,
+    /// The roles from the root to the node being filled.
+    path: Vec<Role>,
+}
+
+impl Walker<'_, '_> {
+    /// The child of `node` for `role`, made if new; `None` past the node limit.
+    fn child(&mut self, node: usize, role: Role) -> Option<usize> {
+        if let Some(&c) = self.s.nodes[node].children.get(&role) {
+            return Some(c);
+        }
+        if self.s.nodes.len() >= MAX_GROUP_NODES {
+            return None;
+        }
+        let depth = self.s.nodes[node].depth + 1;
+        self.s.nodes.push(Node { parent: node, role: Some(role), depth, min_len: u64::MAX, ..Node::default() });
+        let c = self.s.nodes.len() - 1;
+        self.s.nodes[node].children.insert(role, c);
+        Some(c)
+    }
+
+    /// Shreds `v` into `node` and its descendants.
+    fn descend(&mut self, node: usize, role: Role, v: &Value) -> Option<()> {
+        let c = self.child(node, role)?;
+        self.path.push(role);
+        let done = self.value(c, v);
+        self.path.pop();
+        done
+    }
+
+    fn value(&mut self, node: usize, v: &Value) -> Option<()> {
+        let k = match v {
+            _ if self.s.nodes[node].depth > MAX_SHRED_DEPTH => kind::RESIDUAL,
+            Value::Null => kind::NULL,
+            Value::Bool(_) => kind::BOOL,
+            Value::Int(_) => kind::INT,
+            Value::UInt(x) if *x <= i64::MAX as u64 => kind::INT,
+            Value::F64(_) => kind::FLOAT,
+            Value::String(_) => kind::STRING,
+            Value::Array(_) | Value::Typed(_) => kind::ARRAY,
+            Value::Object(_) => kind::OBJECT,
+            Value::IntMap(_) => kind::INTMAP,
+            Value::UInt(_) | Value::F32(_) | Value::Bytes(_) | Value::BigNum(_) => kind::RESIDUAL,
+        };
+        let n = &mut self.s.nodes[node];
+        n.kinds |= 1 << k;
+        n.kind.push(k);
+        match (k, v) {
+            (kind::RESIDUAL, v) => n.residual.push(v.clone()),
+            (kind::NULL, _) => {}
+            (_, Value::Bool(b)) => n.bools.push(*b),
+            (_, Value::Int(x)) => n.ints.push(*x),
+            (_, Value::UInt(x)) => n.ints.push(*x as i64),
+            (_, Value::F64(x)) => n.floats.push(*x),
+            (_, Value::String(x)) => n.strings.push(x.clone()),
+            // A typed array of the input is the array of arrays of numbers it stands for.
+            (_, Value::Typed(t)) => return self.value_array(node, t.to_nested().as_array()),
+            (_, Value::Array(items)) => return self.value_array(node, items),
+            (_, Value::Object(map)) => return self.object(node, map),
+            (_, Value::IntMap(map)) => return self.intmap(node, map),
+            _ => unreachable!("kinds match values"),
+        }
+        Some(())
+    }
+
+    fn value_array(&mut self, node: usize, items: &[Value]) -> Option<()> {
+        let n = &mut self.s.nodes[node];
+        let len = items.len() as u64;
+        n.min_len = n.min_len.min(len);
+        n.max_len = n.max_len.max(len);
+        n.nested_elements |= items.iter().any(|e| matches!(e, Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_)));
+        match self.decisions.tuples.get(&self.path) {
+            Some(&k) if k as usize == items.len() => {
+                n.tuple = Some(k);
+                for (i, e) in items.iter().enumerate() {
+                    self.descend(node, Role::Position(i as u8), e)?;
+                }
+            }
+            _ => {
+                n.len.push(len);
+                for e in items {
+                    self.descend(node, Role::Element, e)?;
+                }
+            }
+        }
+        Some(())
+    }
+
+    fn object(&mut self, node: usize, map: &Map) -> Option<()> {
+        let ids: Vec<u32> = map.keys().map(|k| self.s.keys.insert_full(k.clone()).0 as u32).collect();
+        let keyed = self.decisions.keyed.contains(&self.path);
+        let n = &mut self.s.nodes[node];
+        n.objects += 1;
+        if keyed {
+            n.keyed = true;
+            n.len.push(map.len() as u64);
+            n.keys.extend(ids.iter().map(|&id| id as i64));
+            for v in map.values() {
+                self.descend(node, Role::MapValue, v)?;
+            }
+            return Some(());
+        }
+        let (shape, _) = n.shapes.insert_full(ids.clone());
+        n.shape.push(shape as u32);
+        for (&id, v) in ids.iter().zip(map.values()) {
+            self.descend(node, Role::Field(id), v)?;
+        }
+        Some(())
+    }
+
+    fn intmap(&mut self, node: usize, map: &IntMap) -> Option<()> {
+        let n = &mut self.s.nodes[node];
+        n.len.push(map.len() as u64);
+        n.keys.extend(map.keys().copied());
+        for v in map.values() {
+            self.descend(node, Role::MapValue, v)?;
+        }
+        Some(())
+    }
+}
+
+impl Value {
+    /// The items of an array value (a typed array's `to_nested` is one).
+    fn as_array(&self) -> &[Value] {
+        match self {
+            Value::Array(items) => items,
+            _ => &[],
+        }
+    }
+}
+
+/// Rebuilds the elements from their streams: the inverse of `shred` (typed arrays come
+/// back as the arrays of numbers they stand for).
+pub(crate) fn unshred(s: &Shredded) -> Vec<Value> {
+    let mut cursors = vec![Cursor::default(); s.nodes.len()];
+    (0..s.len).map(|_| read(s, &mut cursors, 0)).collect()
+}
+
+/// How far each stream of a node has been read.
+#[derive(Clone, Default)]
+struct Cursor {
+    kind: usize,
+    bools: usize,
+    ints: usize,
+    floats: usize,
+    strings: usize,
+    shape: usize,
+    len: usize,
+    keys: usize,
+    residual: usize,
+}
+
+fn next<T: Clone>(stream: &[T], at: &mut usize) -> T {
+    *at += 1;
+    stream[*at - 1].clone()
+}
+
+fn read(s: &Shredded, cursors: &mut [Cursor], node: usize) -> Value {
+    let n = &s.nodes[node];
+    let k = next(&n.kind, &mut cursors[node].kind);
+    let c = &mut cursors[node];
+    match k {
+        kind::NULL => Value::Null,
+        kind::BOOL => Value::Bool(next(&n.bools, &mut c.bools)),
+        kind::INT => Value::Int(next(&n.ints, &mut c.ints)),
+        kind::FLOAT => Value::F64(next(&n.floats, &mut c.floats)),
+        kind::STRING => Value::String(next(&n.strings, &mut c.strings)),
+        kind::RESIDUAL => next(&n.residual, &mut c.residual),
+        kind::ARRAY => {
+            let (len, role): (u64, fn(usize) -> Role) = match n.tuple {
+                Some(k) => (k as u64, |i| Role::Position(i as u8)),
+                None => (next(&n.len, &mut c.len), |_| Role::Element),
+            };
+            Value::Array((0..len as usize).map(|i| read(s, cursors, n.child(role(i)).expect("a node per element"))).collect())
+        }
+        kind::OBJECT if n.keyed => {
+            let len = next(&n.len, &mut c.len) as usize;
+            let ids: Vec<i64> = (0..len).map(|_| next(&n.keys, &mut c.keys)).collect();
+            let values = n.child(Role::MapValue);
+            ids.into_iter().map(|id| (s.keys[id as usize].clone(), read(s, cursors, values.expect("a value node")))).collect::<Map>().into()
+        }
+        kind::OBJECT => {
+            let shape = next(&n.shape, &mut c.shape) as usize;
+            let ids = &n.shapes[shape];
+            ids.iter().map(|&id| (s.keys[id as usize].clone(), read(s, cursors, n.child(Role::Field(id)).expect("a node per key")))).collect::<Map>().into()
+        }
+        _ => {
+            let len = next(&n.len, &mut c.len) as usize;
+            let keys: Vec<i64> = (0..len).map(|_| next(&n.keys, &mut c.keys)).collect();
+            let values = n.child(Role::MapValue);
+            Value::IntMap(keys.into_iter().map(|k| (k, read(s, cursors, values.expect("a value node")))).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Typed arrays compare as the arrays of numbers they stand for; floats by bits.
+    fn normal(v: &Value) -> Value {
+        match v {
+            Value::Typed(t) => normal(&t.to_nested()),
+            Value::Array(items) => Value::Array(items.iter().map(normal).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), normal(v))).collect()),
+            Value::IntMap(m) => Value::IntMap(m.iter().map(|(k, v)| (*k, normal(v))).collect()),
+            Value::UInt(x) if *x <= i64::MAX as u64 => Value::Int(*x as i64),
+            Value::F64(x) => Value::String(format!("f64:{:x}", x.to_bits())),
+            Value::F32(x) => Value::String(format!("f32:{:x}", x.to_bits())),
+            v => v.clone(),
+        }
+    }
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..3).prop_map(Value::Int),
+            any::<i64>().prop_map(Value::Int),
+            any::<f64>().prop_map(Value::F64),
+            any::<f32>().prop_map(Value::F32),
+            "[a-c]{0,3}".prop_map(Value::String),
+            prop::collection::vec(any::<u8>(), 0..4).prop_map(Value::Bytes),
+            Just(Value::UInt(u64::MAX)),
+            prop::collection::vec(any::<f64>(), 0..5).prop_map(|v| Value::Typed(crate::TypedArray::new(crate::TypedData::F64(v)))),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(5, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec(("[a-d]{1,2}", inner.clone()), 0..5).prop_map(|p| Value::Object(p.into_iter().collect())),
+                prop::collection::vec((-2i64..2, inner), 0..3).prop_map(|p| Value::IntMap(p.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn elements_come_back(elements in prop::collection::vec(value(), 0..12)) {
+            let s = shred(&elements).unwrap();
+            let back = unshred(&s);
+            prop_assert_eq!(back.iter().map(normal).collect::<Vec<_>>(), elements.iter().map(normal).collect::<Vec<_>>());
+        }
+    }
+
+    fn json(text: &str) -> Vec<Value> {
+        match crate::json::parse(text.as_bytes()).unwrap() {
+            Value::Array(items) => items,
+            _ => panic!("not an array"),
+        }
+    }
+
+    #[test]
+    fn pairs_become_positions_and_optional_fields_cost_a_shape() {
+        let elements = json(r#"[{"p": [1.5, 2], "name": "a"}, {"p": [3.5, 4.25]}, {"p": [0, 1], "name": "b"}]"#);
+        let s = shred(&elements).unwrap();
+        let p = s.nodes[0].child(Role::Field(s.keys.get_index_of("p").unwrap() as u32)).unwrap();
+        assert_eq!(s.nodes[p].tuple, Some(2));
+        assert!(s.nodes[p].len.is_empty());
+        let x = s.nodes[p].child(Role::Position(0)).unwrap();
+        assert_eq!(s.nodes[x].floats.len() + s.nodes[x].ints.len(), 3);
+        assert_eq!(s.nodes[0].shapes.len(), 2);
+        assert_eq!(s.nodes[0].shape, vec![0, 1, 0]);
+        assert_eq!(unshred(&s).iter().map(normal).collect::<Vec<_>>(), elements.iter().map(normal).collect::<Vec<_>>());
+    }
+
+    /// The shared bench data's arrays of records shred and come back (skipped without it).
+    #[test]
+    fn shared_data_round_trips() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+        let Ok(text) = std::fs::read(dir.join("graphql/decentraland_marketplace_orders.json")) else { return };
+        let doc = crate::json::parse(&text).unwrap();
+        let field = |v: &Value, k: &str| match v {
+            Value::Object(m) => m[k].clone(),
+            _ => panic!("not an object"),
+        };
+        let Value::Array(orders) = field(&field(&doc, "data"), "orders") else { panic!("not an array") };
+        let s = shred(&orders).unwrap();
+        assert!(s.nodes.len() > 10 && s.nodes.len() < 200, "{} nodes", s.nodes.len());
+        assert_eq!(unshred(&s).iter().map(normal).collect::<Vec<_>>(), orders.iter().map(normal).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn objects_with_many_keys_are_keyed() {
+        let elements: Vec<Value> = (0..10)
+            .map(|i| Value::Object((0..10).map(|k| (format!("user{}", i * 10 + k), Value::Int(k))).collect()))
+            .collect();
+        let s = shred(&elements).unwrap();
+        assert!(s.nodes[0].keyed);
+        assert_eq!(s.nodes.len(), 2, "one map-value node, not a column per key");
+        assert_eq!(unshred(&s), elements);
+    }
+
+    #[test]
+    fn deep_values_are_residual_and_huge_groups_are_declined() {
+        let mut deep = Value::Int(1);
+        for _ in 0..40 {
+            deep = Value::Array(vec![deep]);
+        }
+        let s = shred(std::slice::from_ref(&deep)).unwrap();
+        assert!(s.nodes.iter().any(|n| !n.residual.is_empty()));
+        assert_eq!(unshred(&s), vec![deep]);
+        // Objects of 8 keys nested 5 deep, one shape per node: 8 + 64 + … + 32,768 paths.
+        let mut wide = Value::Int(1);
+        for _ in 0..5 {
+            wide = Value::Object((0..8).map(|k| (format!("k{k}"), wide.clone())).collect());
+        }
+        assert!(shred(&[wide]).is_none());
+    }
+}
