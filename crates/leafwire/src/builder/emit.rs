@@ -87,14 +87,7 @@ impl Builder {
 
     /// The canonical bytes of the finished document.
     pub fn encode(mut self) -> Result<Vec<u8>> {
-        let mut levels = std::mem::take(&mut self.levels);
-        let texts: Vec<&[u8]> = self.dict.iter().map(|k| k.as_bytes()).collect();
-        let hashes: Vec<u64> = texts.iter().map(|k| hash::key_hash(k)).collect();
-        let keys = Keys { texts: &texts, hashes: &hashes };
-        let layout = levels.finish(keys, self.root.expect("finished"), &self)?;
-        let bytes = direct::write_document(&levels, keys, &layout, &self);
-        drop((texts, hashes));
-        self.levels = levels;
+        let bytes = self.lay_out(|levels, keys, layout, b| direct::write_document(levels, keys, layout, b))?;
         self.recycle();
         Ok(bytes)
     }
@@ -108,12 +101,20 @@ impl Builder {
     /// `write_to` gathering about `buffer` bytes per write (small in tests, to cross every
     /// kind of block boundary).
     fn write_buffered(mut self, writer: &mut dyn Write, buffer: usize) -> Result<u64> {
+        self.lay_out(|levels, keys, layout, b| direct::write_document_to(levels, keys, layout, b, writer, buffer))?
+    }
+
+    /// Places the finished document (spec §7) and hands the plan to `write`.
+    fn lay_out<R>(&mut self, write: impl FnOnce(&direct::Levels, Keys<'_>, &direct::Layout, &Builder) -> R) -> Result<R> {
         let mut levels = std::mem::take(&mut self.levels);
         let texts: Vec<&[u8]> = self.dict.iter().map(|k| k.as_bytes()).collect();
         let hashes: Vec<u64> = texts.iter().map(|k| hash::key_hash(k)).collect();
         let keys = Keys { texts: &texts, hashes: &hashes };
-        let layout = levels.finish(keys, self.root.expect("finished"), &self)?;
-        direct::write_document_to(&levels, keys, &layout, &self, writer, buffer)
+        let layout = levels.finish(keys, self.root.expect("finished"), self)?;
+        let written = write(&levels, keys, &layout, self);
+        drop(texts);
+        self.levels = levels;
+        Ok(written)
     }
 }
 
