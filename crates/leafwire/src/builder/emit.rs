@@ -87,7 +87,7 @@ impl Builder {
 
     /// The canonical bytes of the finished document.
     pub fn encode(mut self) -> Result<Vec<u8>> {
-        let bytes = self.lay_out(|levels, keys, layout, b| direct::write_document(levels, keys, layout, b))?;
+        let bytes = self.lay_out(direct::write_document)?;
         self.recycle();
         Ok(bytes)
     }
