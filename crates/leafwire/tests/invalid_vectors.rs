@@ -195,6 +195,14 @@ fn walk(node: Node<'_>, depth: usize, budget: &mut usize) -> leafwire::Result<()
 
 #[test]
 fn readers_never_panic_and_fail_where_the_rule_is_checked_lazily() {
+    // The test's own walk goes 200 levels deep, which an unoptimized build's frames do
+    // not fit in a test thread's 2 MiB: give it room (the library's readers stop at their
+    // depth limits well within 2 MiB, which `deep_json_is_an_error_at_the_limit_not_a_crash`
+    // and the bounded tests check).
+    std::thread::Builder::new().stack_size(64 << 20).spawn(lazy_readers).unwrap().join().unwrap();
+}
+
+fn lazy_readers() {
     for_each_vector("lazy readers", |v| {
         let bytes = &v.bytes;
         let walked = Document::open(bytes).and_then(|doc| walk(doc.root(), 0, &mut 100_000));
