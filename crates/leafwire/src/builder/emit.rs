@@ -120,8 +120,13 @@ impl Builder {
 
 /// The content length of a block of `block_len` bytes (its length varint, then the
 /// content): `c + varint_len(c)` grows with c, so one c fits.
+#[inline]
 fn content_len(block_len: u64) -> u64 {
-    (1..=10).map(|v| block_len.saturating_sub(v)).find(|&c| c + varint_len(c) as u64 == block_len).expect("a block the builder wrote")
+    // Content under 128 bytes has a one-byte varint: most strings.
+    if block_len <= 128 {
+        return block_len - 1;
+    }
+    (2..=10).map(|v| block_len.saturating_sub(v)).find(|&c| c + varint_len(c) as u64 == block_len).expect("a block the builder wrote")
 }
 
 impl Source for Builder {
