@@ -1,16 +1,11 @@
-//! The fast path of `dumps`: Python objects → canonical Leafwire bytes (spec §7) in two
-//! walks, with no tree in between.
+//! The fast path of `dumps`: Python objects → canonical Leafwire bytes (spec §7) through
+//! the core's direct encoder (`leafwire::direct`), with no tree in between.
 //!
-//! 1. `Planner` walks the objects depth-first. A container at nesting level d gets a record
-//!    (`Node`: child count, the widths its slots need) appended to `levels[d]`, and its
-//!    children's records (`Child`: tag, key, payload) appended to `kids[d]`. A child
-//!    container's own children go to `kids[d + 1]`, so each container's children stay one
-//!    run, and each level list in depth-first order is already the breadth-first order of
-//!    the canonical layout. The sizes of the data blocks are summed.
-//! 2. With the key ranks, widths and offsets then known, the writer (`dumps_fast/write.rs`) goes
-//!    through the levels and writes each byte of the document once, straight into the
-//!    Python `bytes` object. It reads no Python object again, except to copy the content of
-//!    strings and bytes.
+//! `Planner` walks the objects depth-first and records each container and child in the
+//! core's per-level plan (`Levels`); `Levels::finish` places everything, and
+//! `write_document_into` writes each byte of the document once, straight into a new Python
+//! `bytes` object. The writer reads no Python object again, except to copy the content of
+//! strings and bytes (the `Source` here).
 //!
 //! Only exact built-in types are handled: dict (keys all `str`, or all `int`), list,
 //! tuple, str, int (up to u64), float, bool, None and bytes. Anything else — subclasses,
@@ -22,14 +17,15 @@
 //! cannot change before the writer has copied the strings.
 
 mod keys;
-mod write;
+
+use std::mem::MaybeUninit;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use leafwire::format::container::Shape;
-use leafwire::format::{self as c, dictionary, hash, numbers, tag};
+use leafwire::direct::{self, Child, Levels, Node, Source, TypedBlock, POINTER};
+use leafwire::format::{numbers, tag};
 use keys::Keys;
 
 /// Serializes `obj` if every object in it has a fast form; `None` otherwise (nothing is
@@ -39,24 +35,18 @@ pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) ->
     // SAFETY: obj is a live object; the planner only reads it through the C API.
     let root = unsafe { planner.visit(obj.as_ptr(), 0) };
     let bytes = match root {
-        Some((tag, value, _)) => {
-            let plan = planner.finish(Child { tag, key: 0, value });
-            let bytes = write::document(py, &plan);
-            planner = plan.planner;
-            Some(bytes?)
-        }
-        None => None,
+        Some((tag, value, _)) => planner.write(Child { tag, key: 0, value }),
+        None => Ok(None),
     };
     SCRATCH.set(planner.into_scratch());
-    Ok(bytes)
+    bytes
 }
 
 /// The planner's buffers, kept between calls (per thread) so that a document does not pay
 /// for growing them again; dropped when they exceed `SCRATCH_LIMIT` bytes.
 #[derive(Default)]
 struct Scratch {
-    levels: Vec<Vec<Node>>,
-    kids: Vec<Vec<Child>>,
+    levels: Levels,
     keys: Keys,
 }
 
@@ -66,75 +56,40 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
-/// What a value needs from its parent's slot: a width for an inline scalar, or a pointer.
-const POINTER: u8 = 0;
-
-/// A container as the planner records it.
-#[derive(Clone, Copy)]
-struct Node {
-    /// Set by `Planner::finish`.
-    offset: usize,
-    len: u32,
-    tag: u8,
-    /// The widest inline scalar among the children (1 when none).
-    scalar_width: u8,
-    has_pointer: bool,
-    /// Objects: set once the key ranks are known; intmaps: the widest key; arrays: 0.
-    key_width: u8,
-}
-
-impl Node {
-    fn slot_width(&self, pointer_width: usize) -> usize {
-        let w = self.scalar_width as usize;
-        if self.has_pointer { w.max(pointer_width) } else { w }
-    }
-
-    /// The container's canonical shape (spec §7) for a pointer width.
-    fn shape(&self, pointer_width: usize) -> Shape {
-        Shape::canonical(self.tag, self.len as usize, self.slot_width(pointer_width), self.key_width as usize)
-    }
-}
-
-/// A child as the planner records it.
-#[derive(Clone, Copy)]
-struct Child {
-    /// Scalars: the slot payload; strings and bytes: the object (its content is copied by
-    /// the writer); containers: its index in the next level's list.
-    value: u64,
-    /// Provisional key id (objects) or the key (intmaps); 0 in arrays.
-    key: u64,
-    tag: u8,
-}
-
-/// Everything the writer needs.
-struct Plan<'py> {
-    planner: Planner<'py>,
-    root: Child,
-    pointer_width: usize,
-    /// Provisional key id → rank in byte order (the canonical id), and the ids by rank.
-    rank: Vec<u32>,
-    sorted: Vec<u32>,
-    /// The key hash (spec §4.2) of each provisional key id, for the dictionary and indexes.
-    hashes: Vec<u64>,
-    dict_len: usize,
-    data_start: usize,
-    end: usize,
-}
-
 struct Planner<'py> {
     py: Python<'py>,
     max_depth: usize,
-    /// Containers per nesting level, each level in depth-first order. Only the first
-    /// `depth` lists belong to this call (the rest are empty buffers kept from earlier calls).
-    levels: Vec<Vec<Node>>,
-    /// Children of the containers of each level, in the same order.
-    kids: Vec<Vec<Child>>,
-    depth: usize,
+    levels: Levels,
     keys: Keys,
     /// A reference to each key object interned, so that its address is not reused and its
     /// UTF-8 stays valid until the document is written.
     keep: Vec<Bound<'py, PyAny>>,
-    data_len: usize,
+}
+
+/// The content of the str and bytes objects the planner recorded (`Child::value` is the
+/// object's address).
+struct Objects;
+
+impl Source for Objects {
+    #[inline(always)]
+    fn content(&self, child: &Child) -> &[u8] {
+        let obj = child.value as *mut ffi::PyObject;
+        // SAFETY: the planner recorded this live str (its UTF-8 known to exist) or bytes
+        // object; its content is valid for its length while the object lives, which is
+        // until the document is written, and no Python code runs until then.
+        unsafe {
+            let (ptr, len) = if child.tag == tag::STRING {
+                utf8(obj).expect("UTF-8 of a str checked by the planner")
+            } else {
+                (ffi::PyBytes_AS_STRING(obj).cast::<u8>(), ffi::PyBytes_Size(obj) as usize)
+            };
+            std::slice::from_raw_parts(ptr, len)
+        }
+    }
+
+    fn typed(&self, _: &Child) -> TypedBlock<'_> {
+        unreachable!("the fast path records no typed arrays")
+    }
 }
 
 /// The UTF-8 length of an exact `str`, or `None` for text with lone surrogates.
@@ -233,25 +188,44 @@ unsafe fn int_key(key: *mut ffi::PyObject) -> Option<i64> {
 
 impl<'py> Planner<'py> {
     fn new(py: Python<'py>, max_depth: usize, scratch: Scratch) -> Self {
-        let Scratch { levels, kids, keys } = scratch;
-        Planner { py, max_depth, levels, kids, depth: 0, keys, keep: Vec::new(), data_len: 0 }
+        let Scratch { levels, keys } = scratch;
+        Planner { py, max_depth, levels, keys, keep: Vec::new() }
     }
 
     fn into_scratch(self) -> Scratch {
-        let Planner { mut levels, mut kids, depth, mut keys, .. } = self;
-        let mut bytes = keys.heap_size();
-        for (level, kid) in levels.iter_mut().zip(kids.iter_mut()).take(depth) {
-            level.clear();
-            kid.clear();
-        }
-        for (level, kid) in levels.iter().zip(&kids) {
-            bytes += level.capacity() * size_of::<Node>() + kid.capacity() * size_of::<Child>();
-        }
-        if bytes > SCRATCH_LIMIT {
+        let Planner { mut levels, mut keys, .. } = self;
+        if levels.heap_size() + keys.heap_size() > SCRATCH_LIMIT {
             return Scratch::default();
         }
+        levels.clear();
         keys.clear();
-        Scratch { levels, kids, keys }
+        Scratch { levels, keys }
+    }
+
+    /// Places the planned document and writes it into a new `bytes` object; `None` if the
+    /// core refuses the plan (it cannot for what is planned here: its limits are on typed
+    /// arrays; the general path would report it).
+    fn write(&mut self, root: Child) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let keys = self.keys.as_direct();
+        let Ok(layout) = self.levels.finish(keys, root, &Objects) else {
+            return Ok(None);
+        };
+        // SAFETY: a null source asks CPython for an uninitialized `bytes` of that length; the
+        // new reference is owned by `bytes` (and so released if anything below panics).
+        let bytes = unsafe {
+            let ptr = ffi::PyBytes_FromStringAndSize(std::ptr::null(), layout.end as ffi::Py_ssize_t);
+            Bound::from_owned_ptr_or_err(self.py, ptr)?.cast_into_unchecked::<PyBytes>()
+        };
+        // SAFETY: the object is a fresh `bytes` of `layout.end` bytes that nothing else
+        // refers to yet; its memory is only written through `MaybeUninit`, and
+        // `write_document_into` writes every byte of it (or panics, and the object is
+        // released unseen).
+        let out = unsafe {
+            let base = ffi::PyBytes_AS_STRING(bytes.as_ptr()).cast::<MaybeUninit<u8>>().cast_mut();
+            std::slice::from_raw_parts_mut(base, layout.end)
+        };
+        direct::write_document_into(&self.levels, keys, &layout, &Objects, out);
+        Ok(Some(bytes))
     }
 
     /// Records `obj` (the root at depth 0, or a child of a container at depth `depth` - 1):
@@ -268,8 +242,7 @@ impl<'py> Planner<'py> {
                 return int(obj);
             }
             if ty == &raw mut ffi::PyUnicode_Type {
-                let len = str_len(obj)?;
-                self.data_len += c::varint_len(len as u64) + len;
+                self.levels.add_block(str_len(obj)?);
                 return Some((tag::STRING, obj as u64, POINTER));
             }
             if ty == &raw mut ffi::PyDict_Type {
@@ -291,8 +264,7 @@ impl<'py> Planner<'py> {
                 return self.container(tag::ARRAY, obj, ffi::PyTuple_GET_SIZE(obj) as usize, depth);
             }
             if ty == &raw mut ffi::PyBytes_Type {
-                let len = ffi::PyBytes_Size(obj) as usize;
-                self.data_len += c::varint_len(len as u64) + len;
+                self.levels.add_block(ffi::PyBytes_Size(obj) as usize);
                 return Some((tag::BYTES, obj as u64, POINTER));
             }
             None
@@ -309,19 +281,10 @@ impl<'py> Planner<'py> {
         if depth >= self.max_depth || len > u32::MAX as usize {
             return None;
         }
-        if depth >= self.levels.len() {
-            self.levels.push(Vec::new());
-            self.kids.push(Vec::new());
-        }
-        self.depth = self.depth.max(depth + 1);
-        let key_width = if tag == tag::ARRAY { 0 } else { 1 };
-        let mut node = Node { offset: 0, len: len as u32, tag, scalar_width: 1, has_pointer: false, key_width };
-        // SAFETY: `levels` was made longer than `depth` just above.
-        let level = unsafe { self.levels.get_unchecked_mut(depth) };
-        let index = level.len();
+        let mut node = Node::new(tag, len as u32);
         // A placeholder keeps this container's place ahead of those met inside it (an
         // empty container is final at once).
-        level.push(node);
+        let index = self.levels.open(node, depth);
         if len == 0 {
             return Some((tag, index as u64, POINTER));
         }
@@ -338,7 +301,7 @@ impl<'py> Planner<'py> {
                 }
             }
         }
-        self.levels[depth][index] = node;
+        self.levels.close(depth, index, node);
         Some((node.tag, index as u64, POINTER))
     }
 
@@ -393,14 +356,8 @@ impl<'py> Planner<'py> {
                 self.visit(value, depth + 1)?
             }
         };
-        if need == POINTER {
-            node.has_pointer = true;
-        } else {
-            node.scalar_width = node.scalar_width.max(need);
-        }
-        // SAFETY: `container` made `kids` longer than `depth` before visiting the children
-        // of a container at `depth`, and the list of levels never shrinks during a walk.
-        unsafe { self.kids.get_unchecked_mut(depth) }.push(Child { tag, key, value });
+        node.need(need);
+        self.levels.push(depth, Child { tag, key, value });
         Some(())
     }
 
@@ -432,76 +389,6 @@ impl<'py> Planner<'py> {
             let text: &'static [u8] = std::slice::from_raw_parts(ptr, len);
             self.keep.push(Bound::from_borrowed_ptr(self.py, key));
             Some(self.keys.insert(key as usize, text))
-        }
-    }
-
-    /// Ranks the keys, sizes the dictionary and places every container (spec §7).
-    fn finish(mut self, root: Child) -> Plan<'py> {
-        let texts = self.keys.texts();
-        let mut sorted: Vec<u32> = (0..texts.len() as u32).collect();
-        sorted.sort_unstable_by(|&a, &b| texts[a as usize].cmp(texts[b as usize]));
-        let mut rank = vec![0u32; texts.len()];
-        for (r, &id) in sorted.iter().enumerate() {
-            rank[id as usize] = r as u32;
-        }
-        let dict_len = dictionary::canonical_len(texts.len(), texts.iter().map(|k| k.len()).sum());
-        let hashes = texts.iter().map(|k| hash::key_hash(k)).collect();
-        // Ranks below 256 fit one byte, so only dictionaries larger than that need a look
-        // at each object's keys.
-        if rank.len() > 256 {
-            self.widen_keys(&rank);
-        }
-        let (pointer_width, data_start, end) = self.place(c::HEADER_LEN + dict_len);
-        Plan { planner: self, root, pointer_width, rank, sorted, hashes, dict_len, data_start, end }
-    }
-
-    /// Sets each object's key width from the ranks of its keys.
-    fn widen_keys(&mut self, rank: &[u32]) {
-        for (level, kids) in self.levels.iter_mut().zip(&self.kids).take(self.depth) {
-            let mut first = 0;
-            for node in level.iter_mut() {
-                let children = &kids[first..first + node.len as usize];
-                first += node.len as usize;
-                if node.tag == tag::OBJECT {
-                    let widest = children.iter().map(|ch| rank[ch.key as usize]).max().unwrap_or(0);
-                    node.key_width = (numbers::unsigned_width(widest as u64) as u8).min(4);
-                }
-            }
-        }
-    }
-
-    /// Gives every container its offset, with the smallest pointer width that the
-    /// document's length allows (spec §7): returns it, the data start and the end.
-    fn place(&mut self, dict_end: usize) -> (usize, usize, usize) {
-        let levels = &mut self.levels[..self.depth];
-        // Every container takes at least 2 bytes and every child 2, so this bound on the
-        // length skips widths that cannot fit without laying the document out for them.
-        let nodes: usize = levels.iter().map(|l| l.len()).sum();
-        let children: usize = self.kids[..self.depth].iter().map(|k| k.len()).sum();
-        let lower = dict_end + 2 * nodes + 2 * children + self.data_len;
-        let mut pointer_width = if (lower as u64) < 1 << 16 {
-            2
-        } else if (lower as u64) < 1 << 32 {
-            4
-        } else {
-            8
-        };
-        loop {
-            let mut pos = dict_end;
-            for node in levels.iter_mut().flat_map(|l| l.iter_mut()) {
-                node.offset = pos;
-                if node.len == 0 {
-                    pos += 2;
-                    continue;
-                }
-                pos = node.shape(pointer_width).geometry(pos).end;
-            }
-            let data_start = c::align(pos, 8);
-            let end = data_start + self.data_len;
-            if pointer_width == 8 || (end as u64) < 1u64 << (8 * pointer_width) {
-                return (pointer_width, data_start, end);
-            }
-            pointer_width *= 2;
         }
     }
 }

@@ -1,12 +1,13 @@
-//! Interning of object keys for the direct encoder: key object address → provisional id,
-//! and the distinct key texts by id (first-seen order).
+//! Interning of object keys for the fast `dumps`: key object address → provisional id, in
+//! front of the core's [`KeyTable`] (key text → id, with the key hashes), which sees each
+//! key object only once.
 //!
 //! Records of one shape share their key objects (`json.loads` and literal dicts reuse
 //! them), so almost every lookup is a hit on an address seen before: an open-addressing
-//! table on the address answers it with one multiply and usually one compare, where a
-//! general hash map would hash the text or go through a generic probe sequence.
+//! table on the address answers it with one multiply and usually one compare, where the
+//! text table would hash the text.
 
-use rustc_hash::FxHashMap;
+use leafwire::direct::KeyTable;
 
 /// An empty slot (no object lives at address 0).
 const EMPTY: usize = 0;
@@ -22,10 +23,8 @@ pub struct Keys {
     /// 64 − log2(slots.len()), for the home slot.
     shift: u32,
     used: usize,
-    /// Key texts by id, borrowed from key objects the caller keeps alive.
-    texts: Vec<&'static [u8]>,
-    /// Id by text, for distinct key objects with equal text.
-    by_text: FxHashMap<&'static [u8], u32>,
+    /// The distinct texts, borrowed from key objects the caller keeps alive.
+    table: KeyTable<'static>,
 }
 
 impl Keys {
@@ -38,16 +37,16 @@ impl Keys {
             self.slots.fill((EMPTY, 0));
         }
         self.used = 0;
-        self.texts.clear();
-        self.by_text.clear();
+        self.table.clear();
     }
 
     pub fn heap_size(&self) -> usize {
-        self.slots.capacity() * size_of::<(usize, u32)>() + self.texts.capacity() * size_of::<&[u8]>()
+        self.slots.capacity() * size_of::<(usize, u32)>() + self.table.heap_size()
     }
 
-    pub fn texts(&self) -> &[&'static [u8]] {
-        &self.texts
+    /// The distinct keys by id, and their key hashes, as the core's writer takes them.
+    pub fn as_direct(&self) -> leafwire::direct::Keys<'_> {
+        leafwire::direct::Keys { texts: self.table.texts(), hashes: self.table.hashes() }
     }
 
     #[inline(always)]
@@ -86,11 +85,7 @@ impl Keys {
     /// Interns a key object not seen before (by address) with its text; returns its id.
     /// The text must stay valid while the ids are used.
     pub fn insert(&mut self, address: usize, text: &'static [u8]) -> u32 {
-        let next = self.texts.len() as u32;
-        let id = *self.by_text.entry(text).or_insert(next);
-        if id == next {
-            self.texts.push(text);
-        }
+        let id = self.table.intern(text);
         if 2 * (self.used + 1) > self.slots.len() {
             self.grow();
         }

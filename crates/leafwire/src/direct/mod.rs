@@ -8,8 +8,10 @@
 //!    stay one run, and each level in depth-first order is already the breadth-first order
 //!    of the canonical layout. The sizes of the data blocks are summed as they are met.
 //! 2. [`Levels::finish`] ranks the keys, sets widths, and places every container; then
-//!    [`write_document`] goes through the levels and writes each byte of the document
-//!    once, reading back from the tree ([`Source`]) only the content of data blocks.
+//!    [`write_document`] (or [`write_document_into`], into memory the caller provides, or
+//!    [`write_document_to`], to a writer) goes through the levels and writes each byte of
+//!    the document once, reading back from the tree ([`Source`]) only the content of data
+//!    blocks.
 //!
 //! Widths, geometry, the dictionary and the hash indexes come from `format`: this module
 //! only decides the order, as the spec's canonical rules say.
@@ -20,7 +22,7 @@ mod write;
 
 pub use keys::KeyTable;
 pub(crate) use value::encode_value;
-pub use write::{write_document, write_document_to, Keys, Source, TypedBlock};
+pub use write::{write_document, write_document_into, write_document_to, Keys, Source, TypedBlock};
 
 use crate::error::{Category, Error, Result};
 use crate::format::container::Shape;

@@ -151,3 +151,47 @@ impl Source for Blocks<'_, '_> {
         TypedBlock { element: t.element_type(), shape: t.shape().iter().map(|&d| d as u64).collect(), data: t.data().le_bytes(), mask: t.int_mask().map(Cow::Borrowed) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::mem::MaybeUninit;
+
+    use super::*;
+    use crate::direct::{write_document_into, write_document_to};
+    use crate::value::TypedData;
+
+    /// Written into memory full of garbage, a document is the bytes streamed to a writer
+    /// (which lays every container out again, empty ones too, and writes the data blocks
+    /// after the structure rather than as the slots meet them).
+    #[test]
+    fn into_garbage_memory_writes_the_streamed_bytes() {
+        let mut json = String::from(r#"{"e": [], "o": {}, "s": "text", "n": [1, -2, 3.5, null, true], "objs": ["#);
+        for i in 0..300 {
+            json += &format!(r#"{{"k{i}": {i}, "s": "{}", "empty": [], "u": 18446744073709551615}},"#, "x".repeat(i % 17));
+        }
+        json += "{}]}";
+        let Value::Object(mut map) = crate::json::parse(json.as_bytes()).unwrap() else { panic!("an object") };
+        let typed = vec![
+            Value::Typed(TypedArray::new(TypedData::U8(vec![1, 2, 3]))),
+            Value::Typed(TypedArray::with_shape(TypedData::I16(vec![1, 2, 3, 4, 5, 6]), vec![2, 3]).unwrap()),
+            Value::Typed(TypedArray::with_int_mask(vec![1.0, 2.5, 3.0], vec![3], vec![true, false, true]).unwrap()),
+            Value::Typed(TypedArray::new(TypedData::F64(vec![0.5; 9]))),
+        ];
+        map.insert("typed".into(), Value::Array(typed));
+        let value = Value::Object(map);
+
+        let mut planner = Planner { levels: Levels::default(), keys: KeyTable::default(), blocks: Vec::new(), typed: Vec::new(), max_depth: 128 };
+        let (tag, v, _) = planner.visit(&value, 0).unwrap();
+        let root = Child { tag, key: 0, value: v };
+        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed };
+        let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
+        let layout = planner.levels.finish(keys, root, &source).unwrap();
+        let mut streamed = Vec::new();
+        write_document_to(&planner.levels, keys, &layout, &source, &mut streamed, 64).unwrap();
+        let mut out = vec![MaybeUninit::new(0xAA); layout.end];
+        let written = write_document_into(&planner.levels, keys, &layout, &source, &mut out);
+        assert!(*written == *streamed);
+        assert!(streamed == encode_value(&value, 128).unwrap());
+        crate::validate(&streamed).unwrap();
+    }
+}

@@ -1,18 +1,22 @@
 //! The second walk of the direct encoder: writes a planned document (spec §7) in document
-//! order, into one buffer (`write_document`) or a buffer's worth at a time to a writer
+//! order, into memory of exactly its length (`write_document_into`, which
+//! `write_document` calls with a new `Vec`), or a buffer's worth at a time to a writer
 //! (`write_document_to`, whose memory then holds the plan, not the document).
 //!
 //! The structure section goes first, level by level; the data blocks' offsets follow from
-//! their lengths, met in the order of the slots, and the blocks are written after, in that
-//! same order.
+//! their lengths, met in the order of the slots. In memory, each block is written where
+//! its slot places it; to a writer, the blocks are written after the structure, in that
+//! same order. Both fill each container with the same code (`Writer::fill`).
 
 use std::borrow::Cow;
 use std::io::Write;
+use std::mem::MaybeUninit;
 
 use smallvec::SmallVec;
 
 use super::{Child, Layout, Levels, Node};
 use crate::error::Result;
+use crate::format::container::Geometry;
 use crate::format::header::{self, RootRecord};
 use crate::format::{self as c, dictionary, hash, tag, typed, ElementType, MAX_RANK};
 
@@ -43,26 +47,103 @@ pub struct Keys<'a> {
 
 /// The document `layout` places, in one buffer of exactly its length.
 pub fn write_document(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source) -> Vec<u8> {
-    let mut sink = Sink { out: Vec::with_capacity(layout.end), base: 0, writer: None, buffer: usize::MAX };
-    write(levels, keys, layout, source, &mut sink).expect("a buffer in memory does not fail");
-    debug_assert_eq!(sink.out.len(), layout.end);
-    sink.out
+    let mut out = Vec::with_capacity(layout.end);
+    write_document_into(levels, keys, layout, source, &mut out.spare_capacity_mut()[..layout.end]);
+    // SAFETY: `write_document_into` initialized all `layout.end` bytes (the capacity is at
+    // least that).
+    unsafe { out.set_len(layout.end) };
+    out
+}
+
+/// Writes the document `layout` places into `out`, which must be exactly `layout.end`
+/// bytes long and may be uninitialized (the memory of a new buffer, say); every byte of it
+/// is written, and it is returned as bytes.
+///
+/// # Panics
+/// If `out` is not `layout.end` bytes long, or the source's blocks do not have the lengths
+/// the planner counted (then nothing uninitialized is handed out).
+pub fn write_document_into<'o>(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source, out: &'o mut [MaybeUninit<u8>]) -> &'o mut [u8] {
+    assert_eq!(out.len(), layout.end, "the output is the document's length");
+    let (structure, data) = out.split_at_mut(layout.data_start);
+    // SAFETY: every byte of the structure section (padding included) is zeroed before a
+    // `&mut [u8]` is made of it; `MaybeUninit<u8>` has the layout of `u8`.
+    let structure = unsafe {
+        std::ptr::write_bytes(structure.as_mut_ptr(), 0, structure.len());
+        &mut *(structure as *mut [MaybeUninit<u8>] as *mut [u8])
+    };
+    let mut data = DataWriter { buf: data, at: 0, start: layout.data_start };
+    let root = root_payload(levels, layout, source, &mut data);
+    write_front(&mut structure[..c::HEADER_LEN + layout.dict_len], keys, layout, root);
+    let writer = Writer { keys, layout, source };
+    for d in 0..levels.depth {
+        let (level, kids) = (&levels.levels[d], &levels.kids[d]);
+        let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
+        let mut first = 0;
+        for node in level {
+            let shape = node.shape(layout.pointer_width);
+            if node.len == 0 {
+                // Layout byte 0 (slot width 1, key width 1 or none, no index) and count 0:
+                // the zeros already there.
+                debug_assert_eq!(shape.layout_byte(), 0);
+                continue;
+            }
+            let children = &kids[first..first + node.len as usize];
+            first += node.len as usize;
+            let g = shape.geometry(node.offset);
+            shape.write_header(structure, g.pos);
+            writer.fill(structure, &g, &mut data, node, children, next);
+        }
+    }
+    assert_eq!(data.at, data.buf.len(), "the data blocks fill the data section as planned");
+    // SAFETY: the structure section was zeroed, and the data section written to its end
+    // (checked just above: the blocks are written front to back with no gap).
+    unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
 }
 
 /// Writes the document `layout` places into `writer`, gathering about `buffer` bytes per
 /// write (large blocks go through uncopied). Returns the length.
 pub fn write_document_to(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source, writer: &mut dyn Write, buffer: usize) -> Result<u64> {
-    let mut sink = Sink { out: Vec::with_capacity(2 * buffer), base: 0, writer: Some(writer), buffer };
-    write(levels, keys, layout, source, &mut sink)?;
+    let mut sink = Sink { out: Vec::with_capacity(2 * buffer), base: 0, writer, buffer };
+    let mut data = DataCursor { at: 0 };
+    let root = root_payload(levels, layout, source, &mut data);
+    sink.out.resize(c::HEADER_LEN + layout.dict_len, 0);
+    write_front(&mut sink.out, keys, layout, root);
+    let writer = Writer { keys, layout, source };
+    for d in 0..levels.depth {
+        let (level, kids) = (&levels.levels[d], &levels.kids[d]);
+        let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
+        let mut first = 0;
+        for node in level {
+            let children = &kids[first..first + node.len as usize];
+            first += node.len as usize;
+            debug_assert_eq!(sink.position(), node.offset);
+            // `out` starts at a document offset that is a multiple of 8, so alignments in
+            // it are those in the document.
+            let g = node.shape(layout.pointer_width).append_to(&mut sink.out);
+            writer.fill(&mut sink.out, &g, &mut data, node, children, next);
+            if sink.out.len() >= sink.buffer {
+                sink.flush_aligned()?;
+            }
+        }
+    }
+    debug_assert_eq!(sink.position(), layout.structure_end);
+    sink.put(&[0u8; 8][..layout.data_start - layout.structure_end])?;
+    // The data section: the blocks in the order the slots met them.
+    if is_data(&layout.root) {
+        write_block(&layout.root, source, &mut sink)?;
+    }
+    for kids in &levels.kids[..levels.depth] {
+        for child in kids.iter().filter(|ch| is_data(ch)) {
+            write_block(child, source, &mut sink)?;
+        }
+    }
     sink.flush()?;
     Ok(layout.end as u64)
 }
 
-fn write(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source, sink: &mut Sink<'_>) -> Result<()> {
-    let mut data = DataCursor { at: 0 };
-    let root = root_payload(levels, layout, source, &mut data);
-    let out = &mut sink.out;
-    out.resize(c::HEADER_LEN + layout.dict_len, 0);
+/// Writes the header and the dictionary into `out`, the document's first
+/// `HEADER_LEN + dict_len` bytes, zeroed.
+fn write_front(out: &mut [u8], keys: Keys<'_>, layout: &Layout, root: u64) {
     let dictionary = if layout.dict_len == 0 { 0 } else { c::HEADER_LEN as u64 };
     let record = RootRecord { generation: 1, root, dictionary, end: layout.end as u64, garbage: 0, root_tag: layout.root.tag, journal: false };
     header::write_header(out, &record);
@@ -71,28 +152,18 @@ fn write(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source,
         let hashes = layout.sorted.iter().map(|&id| keys.hashes[id as usize]);
         dictionary::write_canonical(&mut out[c::HEADER_LEN..], texts, hashes);
     }
-    let writer = Writer { keys, layout, source };
-    for d in 0..levels.depth {
-        let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
-        writer.level(sink, &mut data, &levels.levels[d], &levels.kids[d], next)?;
-    }
-    debug_assert_eq!(sink.base + sink.out.len() as u64, layout.structure_end as u64);
-    sink.put(&[0u8; 8][..layout.data_start - layout.structure_end])?;
-    // The data section: the blocks in the order the slots met them.
-    if is_data(&layout.root) {
-        write_block(&layout.root, source, sink)?;
-    }
-    for kids in &levels.kids[..levels.depth] {
-        for child in kids.iter().filter(|ch| is_data(ch)) {
-            write_block(child, source, sink)?;
-        }
-    }
-    Ok(())
 }
 
 #[inline(always)]
 fn is_data(child: &Child) -> bool {
     matches!(child.tag, tag::STRING | tag::BYTES | tag::BIGNUM | tag::TYPED)
+}
+
+/// What the slots ask of the data section: where a data child's block goes.
+trait Blocks {
+    /// Places a data child's block after the previous one; returns its offset in the data
+    /// section.
+    fn block(&mut self, child: &Child, source: &impl Source) -> usize;
 }
 
 /// Places the data blocks one after the other, in the order the slots meet them.
@@ -117,38 +188,96 @@ impl DataCursor {
     }
 }
 
+impl Blocks for DataCursor {
+    #[inline(always)]
+    fn block(&mut self, child: &Child, source: &impl Source) -> usize {
+        self.place(child, source)
+    }
+}
+
+/// The data section in memory, filled front to back as the slots meet the blocks. Its
+/// memory starts uninitialized.
+struct DataWriter<'b> {
+    buf: &'b mut [MaybeUninit<u8>],
+    /// Next free position, relative to the data start.
+    at: usize,
+    /// The document offset of the data start (a multiple of 8).
+    start: usize,
+}
+
+impl Blocks for DataWriter<'_> {
+    #[inline(always)]
+    fn block(&mut self, child: &Child, source: &impl Source) -> usize {
+        let at = self.at;
+        match write_block(child, source, self) {
+            Ok(()) => at,
+            Err(_) => unreachable!("writing to memory does not fail"),
+        }
+    }
+}
+
+/// What data blocks are written to.
+trait Out {
+    /// The document offset of the next byte.
+    fn position(&self) -> usize;
+    fn put(&mut self, bytes: &[u8]) -> Result<()>;
+}
+
+impl Out for DataWriter<'_> {
+    #[inline(always)]
+    fn position(&self) -> usize {
+        self.start + self.at
+    }
+
+    #[inline(always)]
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        let out = &mut self.buf[self.at..self.at + bytes.len()];
+        // SAFETY: `out` is exactly `bytes.len()` elements (the slicing checked it);
+        // `MaybeUninit<u8>` has the layout of `u8`; `bytes` is not in the output.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        self.at += bytes.len();
+        Ok(())
+    }
+}
+
 /// The root's payload (spec §7: the root's block, if it has one, comes first).
-fn root_payload(levels: &Levels, layout: &Layout, source: &impl Source, data: &mut DataCursor) -> u64 {
+fn root_payload(levels: &Levels, layout: &Layout, source: &impl Source, data: &mut impl Blocks) -> u64 {
     let root = &layout.root;
     match root.tag {
-        _ if is_data(root) => (layout.data_start + data.place(root, source)) as u64,
+        _ if is_data(root) => (layout.data_start + data.block(root, source)) as u64,
         tag::ARRAY | tag::OBJECT | tag::INTMAP => levels.levels[0][0].offset as u64,
         _ => root.value,
     }
 }
 
 /// Writes a data child's block.
-fn write_block(child: &Child, source: &impl Source, sink: &mut Sink<'_>) -> Result<()> {
+#[inline]
+fn write_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
     if child.tag != tag::TYPED {
         let content = source.content(child);
         let mut varint = [0u8; 10];
         let n = c::numbers::put_varint(&mut varint, content.len() as u64);
-        sink.put(&varint[..n])?;
-        return sink.put(content);
+        out.put(&varint[..n])?;
+        return out.put(content);
     }
+    write_typed_block(child, source, out)
+}
+
+#[inline(never)]
+fn write_typed_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
     let t = source.typed(child);
     // The header is laid out in a scratch buffer that starts at the same offset modulo 8
     // as the block, so the element alignment comes out as in the document.
-    let skew = sink.position() % 8;
+    let skew = out.position() % 8;
     let mut head = [0u8; 8 + 2 + 10 * MAX_RANK + 8];
     let head = &mut head[..skew + typed::header_len(t.shape.iter().copied()) + t.element.size()];
     let data_at = typed::write_header(head, skew, t.element, &t.shape, t.mask.is_some());
-    sink.put(&head[skew..data_at])?;
-    sink.put(&t.data)?;
+    out.put(&head[skew..data_at])?;
+    out.put(&t.data)?;
     if let Some(mask) = &t.mask {
         let mut packed = Vec::with_capacity(mask.len().div_ceil(8));
         typed::pack_mask(mask.iter().copied(), &mut packed);
-        sink.put(&packed)?;
+        out.put(&packed)?;
     }
     Ok(())
 }
@@ -160,33 +289,17 @@ struct Writer<'w, S> {
 }
 
 impl<S: Source> Writer<'_, S> {
-    /// Writes the containers of one level; `kids` are their children, `next` the next
-    /// level's containers (which the child containers are, in order).
-    fn level(&self, sink: &mut Sink<'_>, data: &mut DataCursor, level: &[Node], kids: &[Child], next: &[Node]) -> Result<()> {
-        let mut first = 0;
-        for node in level {
-            let children = &kids[first..first + node.len as usize];
-            first += node.len as usize;
-            debug_assert_eq!(sink.position(), node.offset);
-            self.container(&mut sink.out, data, node, children, next);
-            if sink.out.len() >= sink.buffer {
-                sink.flush_aligned()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Appends a container to `out`, which starts at a document offset that is a multiple
-    /// of 8 (so that alignments in it are those in the document).
-    fn container(&self, out: &mut Vec<u8>, data: &mut DataCursor, node: &Node, children: &[Child], next: &[Node]) {
+    /// Fills the container `node` in `buf`, where `g` places it with its header written and
+    /// the rest zeroed: tags, keys, slots (placing data blocks as they come) and index.
+    /// `next` is the next level's containers (which the child containers are, in order).
+    #[inline]
+    fn fill(&self, buf: &mut [u8], g: &Geometry, data: &mut impl Blocks, node: &Node, children: &[Child], next: &[Node]) {
         let len = children.len();
-        let shape = node.shape(self.layout.pointer_width);
-        let (width, key_width) = (shape.width, shape.key_width);
-        let g = shape.append_to(out);
-        for (out, child) in out[g.tags_at..g.tags_at + len].iter_mut().zip(children) {
+        let (width, key_width) = (g.width as usize, g.key_width as usize);
+        for (out, child) in buf[g.tags_at..g.tags_at + len].iter_mut().zip(children) {
             *out = child.tag;
         }
-        let keys = &mut out[g.keys_at..g.keys_at + len * key_width];
+        let keys = &mut buf[g.keys_at..g.keys_at + len * key_width];
         let rank = &self.layout.rank;
         match (node.tag, key_width) {
             (tag::ARRAY, _) => {}
@@ -198,7 +311,7 @@ impl<S: Source> Writer<'_, S> {
             (_, 4) => write_keys::<4>(keys, children.iter().map(|ch| ch.key)),
             (_, _) => write_keys::<8>(keys, children.iter().map(|ch| ch.key)),
         }
-        let slots = &mut out[g.slots_at..g.slots_at + len * width];
+        let slots = &mut buf[g.slots_at..g.slots_at + len * width];
         match width {
             1 => self.slots::<1>(slots, children, data, next),
             2 => self.slots::<2>(slots, children, data, next),
@@ -206,7 +319,7 @@ impl<S: Source> Writer<'_, S> {
             _ => self.slots::<8>(slots, children, data, next),
         }
         if g.has_index() {
-            let (index, entry) = (&mut out[g.index_at..g.end], g.index_entry as usize);
+            let (index, entry) = (&mut buf[g.index_at..g.end], g.index_entry as usize);
             if node.tag == tag::OBJECT {
                 let hashes = self.keys.hashes;
                 hash::fill(index, entry, children.iter().map(|ch| hashes[ch.key as usize]));
@@ -219,13 +332,13 @@ impl<S: Source> Writer<'_, S> {
     /// Stores each child's payload in `W` little-endian bytes, placing data blocks as they
     /// come.
     #[inline]
-    fn slots<const W: usize>(&self, out: &mut [u8], children: &[Child], data: &mut DataCursor, next: &[Node]) {
+    fn slots<const W: usize>(&self, out: &mut [u8], children: &[Child], data: &mut impl Blocks, next: &[Node]) {
         let data_start = self.layout.data_start;
         for (out, child) in out.chunks_exact_mut(W).zip(children) {
             let payload = if child.tag < tag::STRING {
                 child.value
             } else if is_data(child) {
-                (data_start + data.place(child, self.source)) as u64
+                (data_start + data.block(child, self.source)) as u64
             } else {
                 next[child.value as usize].offset as u64
             };
@@ -242,36 +355,18 @@ fn write_keys<const K: usize>(out: &mut [u8], keys: impl Iterator<Item = u64>) {
     }
 }
 
-/// Where the document's bytes go: appended to one buffer, or gathered a little at a time
-/// and passed to a writer, large payloads directly, uncopied.
+/// Where a streamed document's bytes go: gathered a little at a time and passed to a
+/// writer, large payloads directly, uncopied.
 struct Sink<'w> {
     out: Vec<u8>,
     /// The document offset of `out[0]`.
     base: u64,
-    writer: Option<&'w mut dyn Write>,
+    writer: &'w mut dyn Write,
     /// How many bytes to gather before a write.
     buffer: usize,
 }
 
 impl Sink<'_> {
-    /// The document offset of the next byte.
-    fn position(&self) -> usize {
-        self.base as usize + self.out.len()
-    }
-
-    fn put(&mut self, bytes: &[u8]) -> Result<()> {
-        if self.writer.is_some() && self.out.len() + bytes.len() > self.buffer {
-            self.flush()?;
-            if bytes.len() >= self.buffer {
-                self.writer.as_mut().expect("checked above").write_all(bytes)?;
-                self.base += bytes.len() as u64;
-                return Ok(());
-            }
-        }
-        self.out.extend_from_slice(bytes);
-        Ok(())
-    }
-
     fn flush(&mut self) -> Result<()> {
         self.flush_up_to(self.out.len())
     }
@@ -284,11 +379,28 @@ impl Sink<'_> {
     }
 
     fn flush_up_to(&mut self, n: usize) -> Result<()> {
-        if let Some(w) = self.writer.as_mut() {
-            w.write_all(&self.out[..n])?;
-            self.out.drain(..n);
-            self.base += n as u64;
+        self.writer.write_all(&self.out[..n])?;
+        self.out.drain(..n);
+        self.base += n as u64;
+        Ok(())
+    }
+}
+
+impl Out for Sink<'_> {
+    fn position(&self) -> usize {
+        self.base as usize + self.out.len()
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.out.len() + bytes.len() > self.buffer {
+            self.flush()?;
+            if bytes.len() >= self.buffer {
+                self.writer.write_all(bytes)?;
+                self.base += bytes.len() as u64;
+                return Ok(());
+            }
         }
+        self.out.extend_from_slice(bytes);
         Ok(())
     }
 }
