@@ -1,0 +1,152 @@
+//! Packed mode's codec layer (spec/design/packed.md §5, §6, §8): the integer, float and
+//! string codecs that a page of a column is written with, and the sampling selector that
+//! picks one. A *stream* is a codec byte, its parameters and its data; its value count n
+//! comes from the context. Decoders check every count, width and length against the bytes
+//! left and against [`Limits`] before allocating, and never panic.
+
+pub(crate) mod bits;
+pub(crate) mod float;
+pub(crate) mod int;
+pub(crate) mod select;
+pub(crate) mod string;
+
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Category, Error, Result};
+use bits::unzigzag;
+
+/// Nested streams (a cascade) may nest at most this deep below the page's own stream.
+pub(crate) const MAX_NESTING: u32 = 3;
+
+/// Codec bytes (§5).
+pub(crate) mod codec {
+    pub const INT_PLAIN: u8 = 0x00;
+    pub const INT_CONSTANT: u8 = 0x01;
+    pub const INT_FOR: u8 = 0x02;
+    pub const INT_DELTA: u8 = 0x03;
+    pub const INT_RLE: u8 = 0x04;
+    pub const INT_PATCHED: u8 = 0x05;
+    pub const INT_DICT: u8 = 0x06;
+    pub const FLOAT_PLAIN: u8 = 0x10;
+    pub const FLOAT_PCO: u8 = 0x11;
+    pub const FLOAT_DECIMAL: u8 = 0x12;
+    pub const FLOAT_SPLIT: u8 = 0x13;
+    pub const FLOAT_QUANTIZED: u8 = 0x14;
+    pub const FLOAT_DECIMAL_RESIDUAL: u8 = 0x15;
+    pub const STR_PLAIN: u8 = 0x20;
+    pub const STR_DICT: u8 = 0x21;
+    pub const STR_NUMERIC: u8 = 0x22;
+    pub const STR_HEX: u8 = 0x23;
+    pub const STR_SYMBOLS: u8 = 0x24;
+}
+
+/// What a page decoder may allocate (§8).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Largest value count of one stream (a page's n; nested counts are ≤ their parent's).
+    pub max_values: usize,
+    /// Largest decoded size of one page's strings, in bytes (`max_page_bytes`).
+    pub max_page_bytes: usize,
+}
+
+pub(crate) const DEFAULT_MAX_VALUES: usize = 65_536;
+pub(crate) const DEFAULT_MAX_PAGE_BYTES: usize = 64 << 20;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_values: DEFAULT_MAX_VALUES, max_page_bytes: DEFAULT_MAX_PAGE_BYTES }
+    }
+}
+
+/// A bounds-checked cursor over untrusted bytes; every error carries the absolute offset.
+pub(crate) struct Reader<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+    pub limits: &'a Limits,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8], pos: usize, limits: &'a Limits) -> Self {
+        Reader { buf, pos, limits }
+    }
+
+    pub fn err(&self, at: usize, message: &'static str) -> Error {
+        Error::malformed(at as u64, message)
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    pub fn u8(&mut self) -> Result<u8> {
+        let b = *self.buf.get(self.pos).ok_or_else(|| self.err(self.pos, "packed stream truncated"))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    pub fn varint(&mut self) -> Result<u64> {
+        let (v, next) = crate::format::numbers::read_varint(self.buf, self.pos)?;
+        self.pos = next;
+        Ok(v)
+    }
+
+    pub fn zvarint(&mut self) -> Result<i64> {
+        Ok(unzigzag(self.varint()?))
+    }
+
+    /// A varint count that must lie in `min..=max`.
+    pub fn count(&mut self, min: usize, max: usize, message: &'static str) -> Result<usize> {
+        let at = self.pos;
+        let v = self.varint()?;
+        if v < min as u64 || v > max as u64 {
+            return Err(self.err(at, message));
+        }
+        Ok(v as usize)
+    }
+
+    /// The next `len` bytes, or a truncation error when fewer are left.
+    pub fn take(&mut self, len: usize) -> Result<&'a [u8]> {
+        if len > self.remaining() {
+            return Err(self.err(self.pos, "packed stream truncated"));
+        }
+        let s = &self.buf[self.pos..self.pos + len];
+        self.pos += len;
+        Ok(s)
+    }
+
+    /// The bytes of `pack(n, w)` (§5), checked to fit before anything is unpacked.
+    pub fn packed(&mut self, n: usize, w: u32) -> Result<&'a [u8]> {
+        if w > 64 {
+            return Err(self.err(self.pos.saturating_sub(1), "bit width above 64"));
+        }
+        let len = bits::packed_len(n, w).ok_or_else(|| self.err(self.pos, "packed data too long"))?;
+        self.take(len)
+    }
+
+    /// Fails with `LimitExceeded` when a stream declares more values than the limits allow.
+    pub fn check_values(&self, n: usize) -> Result<()> {
+        if n > self.limits.max_values {
+            return Err(Error::new(
+                Category::LimitExceeded,
+                format!("packed stream of {n} values exceeds the limit of {} (raise max_page_values)", self.limits.max_values),
+            )
+            .at(self.pos as u64));
+        }
+        Ok(())
+    }
+
+    /// The nesting depth check of §5: a stream below `depth` more than [`MAX_NESTING`] is
+    /// rejected.
+    pub fn check_depth(&self, depth: u32) -> Result<()> {
+        if depth > MAX_NESTING {
+            return Err(self.err(self.pos, "packed streams nested deeper than 3"));
+        }
+        Ok(())
+    }
+}
+
+/// The error of an encoder asked for a codec that cannot represent the values.
+pub(crate) fn not_representable(message: &'static str) -> Error {
+    Error::new(Category::NotRepresentable, message)
+}
