@@ -1,6 +1,6 @@
 //! Float codecs 0x10–0x15 (§5.2): plain, decimal (ALP's scheme with a division), quantized
-//! (lossy, explicit step) and decimal + ulp residual. 0x11 (pco) is reserved and 0x13
-//! (split) is not implemented yet: their decoders answer `Unsupported`.
+//! (lossy, explicit step), decimal + ulp residual, and split (in [`super::split`]). 0x11
+//! (pco) is reserved: its decoder answers `Unsupported`.
 
 use super::bits::{bitlen, pack, unpack};
 use super::codec::*;
@@ -28,6 +28,8 @@ pub(crate) enum FloatCodec {
     Quantized { t: i8, ints: IntCodec },
     /// e ≤ 18; bits(i ⊘ 10^e) + r, exact for every input.
     DecimalResidual { e: u8, ints: IntCodec, residuals: IntCodec },
+    /// ALP-RD: the top l ∈ 1..=16 bits dictionary-coded, the rest packed.
+    Split { l: u8 },
 }
 
 /// `i ⊘ 10^e` (§5.2): the correctly rounded binary64 division.
@@ -150,6 +152,12 @@ pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, o
             encode_at(&is, ints, depth + 1, out)?;
             encode_at(&rs, residuals, depth + 1, out)?;
         }
+        FloatCodec::Split { l } => {
+            if !(1..=16).contains(l) {
+                return Err(not_representable("split left width not in 1..=16"));
+            }
+            super::split::write_split(values, *l, out);
+        }
     }
     Ok(())
 }
@@ -244,7 +252,7 @@ pub(crate) fn read_floats(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<f6
             out.extend(ints.iter().zip(&res).map(|(&i, &d)| f64::from_bits(decimal(i, e).to_bits().wrapping_add(d as u64))));
         }
         FLOAT_PCO => return Err(Error::new(Category::Unsupported, "float codec 0x11 (pco) is not supported").at(at as u64)),
-        FLOAT_SPLIT => return Err(Error::new(Category::Unsupported, "float codec 0x13 (split) is not supported yet").at(at as u64)),
+        FLOAT_SPLIT => super::split::read_split(r, n, out)?,
         _ => return Err(r.err(at, "unknown float codec")),
     }
     Ok(())
@@ -314,7 +322,11 @@ mod tests {
         let lim = Limits::default();
         for (bytes, cat) in [
             (&[0x11u8, 0][..], Category::Unsupported),
-            (&[0x13, 0], Category::Unsupported),
+            (&[0x13, 0], Category::Malformed),
+            (&[0x13, 17], Category::Malformed),
+            (&[0x13, 8, 0], Category::Malformed),
+            (&[0x13, 8, 1, 0, 1, 0], Category::Malformed), // left 256 wider than 8 bits
+            (&[0x13, 8, 2, 0, 0, 1, 0, 0], Category::Malformed), // dw 0 with d = 2
             (&[0x12, 23, 0x01, 0, 0], Category::Malformed),
             (&[0x15, 19, 0x01, 0, 0x01, 0], Category::Malformed),
             (&[0x14, 61, 0x01, 0], Category::Malformed),

@@ -8,6 +8,7 @@ pub(crate) mod bits;
 pub(crate) mod float;
 pub(crate) mod int;
 pub(crate) mod select;
+pub(crate) mod split;
 pub(crate) mod string;
 
 #[cfg(test)]

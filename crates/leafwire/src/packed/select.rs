@@ -156,6 +156,8 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
     if let Some((len, e)) = best_e {
         consider(Some(len), FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto });
     }
+    let c = FloatCodec::Split { l: super::split::best_l(&s) };
+    consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
     if let Some((_, c)) = winner {
         let mut buf = Vec::new();
         encode_floats_at(values, &c, 0, &mut buf)?;

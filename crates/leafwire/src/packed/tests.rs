@@ -105,6 +105,9 @@ fn float_codecs() -> Vec<FloatCodec> {
         FloatCodec::DecimalResidual { e: 0, ints: Auto, residuals: Auto },
         FloatCodec::DecimalResidual { e: 9, ints: IntCodec::delta(IntCodec::Patched), residuals: IntCodec::Patched },
         FloatCodec::DecimalResidual { e: 18, ints: IntCodec::Plain, residuals: Auto },
+        FloatCodec::Split { l: 1 },
+        FloatCodec::Split { l: 12 },
+        FloatCodec::Split { l: 16 },
     ]
 }
 
