@@ -10,6 +10,7 @@ pub(crate) mod int;
 pub(crate) mod select;
 pub(crate) mod split;
 pub(crate) mod string;
+pub(crate) mod symbols;
 
 #[cfg(test)]
 mod tests;

@@ -185,6 +185,9 @@ pub(crate) fn write_strings<S: AsRef<str>>(values: &[S], depth: u32, allow_dict:
     if hex_flags(values).is_some() {
         cands.push(StrCodec::Hex(IntCodec::Auto));
     }
+    if depth < MAX_NESTING - 1 {
+        cands.push(StrCodec::Symbols(IntCodec::Auto));
+    }
     if allow_dict && depth < MAX_NESTING - 1 && distinct_strings_at_most(values, n / 2) {
         cands.push(StrCodec::Dict(Box::new(StrCodec::Auto), IntCodec::Auto));
     }

@@ -1,5 +1,5 @@
-//! String codecs 0x20–0x23 (§5.3): plain, dictionary, numeric text and hex. 0x24 (symbol
-//! table) is not implemented yet: its decoder answers `Unsupported`.
+//! String codecs 0x20–0x24 (§5.3): plain, dictionary, numeric text, hex, and the symbol
+//! table (in [`super::symbols`]).
 
 use super::codec::*;
 use super::int::{encode_at, read_ints, IntCodec};
@@ -20,6 +20,8 @@ pub(crate) enum StrCodec {
     Numeric(IntCodec, IntCodec),
     /// Nested: byte lengths.
     Hex(IntCodec),
+    /// Nested: encoded lengths.
+    Symbols(IntCodec),
 }
 
 /// Significand and trailing-zero count of a string of the form `0|-?[1-9][0-9]*` whose
@@ -139,6 +141,7 @@ pub(crate) fn encode_strings_at<S: AsRef<str>>(values: &[S], codec: &StrCodec, d
                 out.extend(d.chunks_exact(2).map(|p| hex_value(p[0]) << 4 | hex_value(p[1])));
             }
         }
+        StrCodec::Symbols(lengths) => super::symbols::write_symbols(values, lengths, depth, out)?,
     }
     Ok(())
 }
@@ -169,7 +172,7 @@ pub(crate) fn decode_strings(buf: &[u8], pos: usize, n: usize, limits: &Limits) 
     Ok((out, r.pos))
 }
 
-fn too_big(r: &Reader, at: usize) -> Error {
+pub(crate) fn too_big(r: &Reader, at: usize) -> Error {
     Error::new(
         Category::LimitExceeded,
         format!("decoded strings of a page exceed {} bytes (raise max_page_bytes)", r.limits.max_page_bytes),
@@ -178,7 +181,7 @@ fn too_big(r: &Reader, at: usize) -> Error {
 }
 
 /// Byte lengths from a nested stream: each ≥ 0, their sum within the bytes left.
-fn read_lengths(r: &mut Reader, n: usize, depth: u32) -> Result<(Vec<usize>, usize)> {
+pub(crate) fn read_lengths(r: &mut Reader, n: usize, depth: u32) -> Result<(Vec<usize>, usize)> {
     let at = r.pos;
     let mut lens = Vec::new();
     read_ints(r, n, depth + 1, None, &mut lens)?;
@@ -286,7 +289,7 @@ pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<
                 p += l;
             }
         }
-        STR_SYMBOLS => return Err(Error::new(Category::Unsupported, "string codec 0x24 (symbol table) is not supported yet").at(at as u64)),
+        STR_SYMBOLS => super::symbols::read_symbols(r, n, depth, out)?,
         _ => return Err(r.err(at, "unknown string codec")),
     }
     Ok(())
@@ -362,7 +365,6 @@ mod tests {
             (&[0x22, 0x01, 0, 0x01, 2], 1, Category::Malformed),        // "0" with a zero count
             (&[0x22, 0x01, 2, 0x01, 130, 1], 1, Category::Malformed),   // z = 65
             (&[0x23, 4, 0x01, 0], 1, Category::Malformed),              // unknown flag
-            (&[0x24, 0], 1, Category::Unsupported),
         ] {
             let e = decode_strings(bytes, 0, n, &lim).unwrap_err();
             assert_eq!(e.category(), cat, "{bytes:?}: {e}");
