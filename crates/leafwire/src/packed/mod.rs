@@ -11,6 +11,7 @@ pub(crate) mod select;
 pub(crate) mod split;
 pub(crate) mod string;
 pub(crate) mod symbols;
+pub(crate) mod zstd_stage;
 
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,77 @@ pub(crate) mod codec {
     pub const STR_NUMERIC: u8 = 0x22;
     pub const STR_HEX: u8 = 0x23;
     pub const STR_SYMBOLS: u8 = 0x24;
+    pub const ZSTD: u8 = 0x30;
+}
+
+/// The kind of values a page holds: which family of codecs its stream uses.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PageValues {
+    Ints(Vec<i64>),
+    Floats(Vec<f64>),
+    Strings(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageKind {
+    Ints,
+    Floats,
+    Strings,
+}
+
+/// Decodes a page: one stream of `n` values of `kind`, possibly inside a zstd stage (§5.5),
+/// that must end exactly at `end` (the page's byte length from its directory).
+pub(crate) fn decode_page(buf: &[u8], pos: usize, end: usize, n: usize, kind: PageKind, limits: &Limits) -> Result<PageValues> {
+    let page = buf.get(..end).ok_or_else(|| Error::malformed(pos as u64, "page runs past its buffer"))?;
+    let mut r = Reader::new(page, pos, limits);
+    r.check_values(n)?;
+    if n == 0 {
+        return Err(Error::malformed(pos as u64, "page of zero values"));
+    }
+    if page.get(pos) == Some(&codec::ZSTD) {
+        r.pos += 1;
+        let inner = zstd_stage::unwrap(&mut r, pos)?;
+        if r.pos != end {
+            return Err(Error::malformed(r.pos as u64, "page bytes after the zstd frame"));
+        }
+        // Errors inside the decoded stream are reported at the page's offset.
+        return decode_stream(&inner, n, kind, limits)
+            .map_err(|e| Error::new(e.category(), format!("in the zstd stage: {}", e.message())).at(pos as u64));
+    }
+    let values = read_stream(&mut r, n, kind)?;
+    if r.pos != end {
+        return Err(Error::malformed(r.pos as u64, "page stream ends before its byte length"));
+    }
+    Ok(values)
+}
+
+fn decode_stream(bytes: &[u8], n: usize, kind: PageKind, limits: &Limits) -> Result<PageValues> {
+    let mut r = Reader::new(bytes, 0, limits);
+    let values = read_stream(&mut r, n, kind)?;
+    if r.pos != bytes.len() {
+        return Err(Error::malformed(r.pos as u64, "stream ends before the zstd stage's D bytes"));
+    }
+    Ok(values)
+}
+
+fn read_stream(r: &mut Reader, n: usize, kind: PageKind) -> Result<PageValues> {
+    Ok(match kind {
+        PageKind::Ints => {
+            let mut v = Vec::new();
+            int::read_ints(r, n, 0, None, &mut v)?;
+            PageValues::Ints(v)
+        }
+        PageKind::Floats => {
+            let mut v = Vec::new();
+            float::read_floats(r, n, 0, &mut v)?;
+            PageValues::Floats(v)
+        }
+        PageKind::Strings => {
+            let mut v = Vec::new();
+            string::read_strings(r, n, 0, None, &mut v)?;
+            PageValues::Strings(v)
+        }
+    })
 }
 
 /// What a page decoder may allocate (§8).

@@ -287,11 +287,18 @@ fn splitmix(x: u64) -> u64 {
 
 // ---- size sanity on the bench data (run with --ignored) ----
 
-fn page_sizes_floats(col: &[f64], lossy: Option<i8>) -> usize {
+fn page_sizes_floats(col: &[f64], lossy: Option<i8>, zstd: Option<i32>) -> usize {
     let mut total = 0;
     for page in col.chunks(4096) {
         let mut out = Vec::new();
         select::write_floats(page, lossy, &mut out).unwrap();
+        if let Some(level) = zstd {
+            let wrapped = super::zstd_stage::wrap(out.clone(), level);
+            let back = super::decode_page(&wrapped, 0, wrapped.len(), page.len(), super::PageKind::Floats, &Limits::default()).unwrap();
+            assert!(matches!(back, super::PageValues::Floats(_)));
+            total += wrapped.len() + 4;
+            continue;
+        }
         let (back, _) = decode_floats(&out, 0, page.len(), &Limits::default()).unwrap();
         if lossy.is_none() {
             assert!(same_bits(&back, page));
@@ -329,7 +336,7 @@ fn size_sanity_on_bench_data() {
         collect_pairs(&f["geometry"]["coordinates"], &mut xs, &mut ys);
     }
     let t = std::time::Instant::now();
-    let (bx, by) = (page_sizes_floats(&xs, None), page_sizes_floats(&ys, None));
+    let (bx, by) = (page_sizes_floats(&xs, None, None), page_sizes_floats(&ys, None, None));
     let secs = t.elapsed().as_secs_f64();
     let n = xs.len() + ys.len();
     println!(
@@ -340,8 +347,24 @@ fn size_sanity_on_bench_data() {
         bx + by,
         (bx + by) as f64 / n as f64
     );
-    let (lx, ly) = (page_sizes_floats(&xs, Some(-12)), page_sizes_floats(&ys, Some(-12)));
+    for level in [3, 19] {
+        let z = page_sizes_floats(&xs, None, Some(level)) + page_sizes_floats(&ys, None, Some(level));
+        println!("countries coordinates lossless + zstd stage (level {level}): {z} B, {:.3} B/value", z as f64 / n as f64);
+    }
+    let (lx, ly) = (page_sizes_floats(&xs, Some(-12), None), page_sizes_floats(&ys, Some(-12), None));
     println!("countries coordinates lossy 2^-12: {} B, {:.3} B/value", lx + ly, (lx + ly) as f64 / n as f64);
+    let lz = page_sizes_floats(&xs, Some(-12), Some(19)) + page_sizes_floats(&ys, Some(-12), Some(19));
+    println!("countries coordinates lossy 2^-12 + zstd stage (19): {lz} B");
+    let t = std::time::Instant::now();
+    let mut decoded = 0;
+    for col in [&xs, &ys] {
+        for page in col.chunks(4096) {
+            let mut out = Vec::new();
+            select::write_floats(page, None, &mut out).unwrap();
+            decoded += decode_floats(&out, 0, page.len(), &Limits::default()).unwrap().0.len();
+        }
+    }
+    println!("(encode + decode of all coordinate pages: {:.2} s for {decoded} values)", t.elapsed().as_secs_f64());
 
     let text = std::fs::read(format!("{root}/graphql/decentraland_marketplace_orders.json")).unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&text).unwrap();
