@@ -7,7 +7,8 @@
 use std::borrow::Cow;
 
 use super::codec::*;
-use super::float::{decimal_of, encode_floats_at, FloatCodec};
+use super::bits::{bitlen, zigzag};
+use super::float::{decimal_of, encode_floats_at, split_residual, FloatCodec};
 use super::int::{encode_at, runs, IntCodec};
 use super::string::{encode_strings_at, hex_flags, numeric_parts, StrCodec};
 use super::{not_representable, MAX_NESTING};
@@ -103,6 +104,15 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
     Ok(())
 }
 
+/// A proxy for the size of decimal + residual at `e`: the significant bits of the deltas
+/// of the integers and of the residuals.
+fn residual_bits(values: &[f64], e: u8) -> u64 {
+    let (ints, res) = split_residual(values, e);
+    let delta_bits: u64 = ints.windows(2).map(|p| bitlen(zigzag(p[1].wrapping_sub(p[0]))) as u64).sum();
+    let res_bits: u64 = res.iter().map(|&r| bitlen(zigzag(r)) as u64).sum();
+    delta_bits + res_bits
+}
+
 fn distinct_at_most(values: &[i64], cap: usize) -> bool {
     let mut seen = rustc_hash::FxHashSet::default();
     for &x in values {
@@ -143,9 +153,12 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
         let c = FloatCodec::Decimal { e, ints: IntCodec::Auto };
         consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
     }
-    // Decimal + residual: every e, the smallest sample encoding.
+    // Decimal + residual: every e ranked by a one-pass bit count on the sample, the best
+    // two encoded for real, the smaller kept.
+    let mut ranked: Vec<(u64, u8)> = (0..=18u8).map(|e| (residual_bits(&s, e), e)).collect();
+    ranked.sort_unstable();
     let mut best_e: Option<(usize, u8)> = None;
-    for e in 0..=18u8 {
+    for &(_, e) in ranked.iter().take(2) {
         let c = FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto };
         if let Some(len) = trial(|b| encode_floats_at(&s, &c, 0, b)) {
             if best_e.is_none_or(|(l, _)| len < l) {
