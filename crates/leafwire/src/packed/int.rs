@@ -1,7 +1,7 @@
 //! Integer codecs 0x00–0x06 (§5.1): values are i64, arithmetic wraps. A stream of n = 0
 //! values is empty (no codec byte; see the implementation notes of packed.md).
 
-use super::bits::{bitlen, pack, unpack, unzigzag, write_zvarint, zigzag};
+use super::bits::{bitlen, pack, unpack, write_zvarint};
 use super::codec::*;
 use super::{not_representable, select, Limits, Reader, MAX_NESTING};
 use crate::error::Result;
@@ -75,7 +75,7 @@ pub(crate) fn encode_at(values: &[i64], codec: &IntCodec, depth: u32, out: &mut 
             encode_at(&run_values, vals, depth + 1, out)?;
             encode_at(&run_lengths, lens, depth + 1, out)?;
         }
-        IntCodec::Patched => write_patched(values, out),
+        IntCodec::Patched => super::patched::write_patched(values, out),
         IntCodec::Dict(inner) => {
             let (dict, codes) = dictionary(values);
             out.push(INT_DICT);
@@ -156,55 +156,6 @@ pub(crate) fn dictionary(values: &[i64]) -> (Vec<i64>, Vec<u64>) {
     (dict, codes)
 }
 
-/// Patched bit-packing (FastLanes/BtrBlocks' exceptions): reference at the median, zigzag
-/// of the difference, w minimising n·w + patches·(maxw − w + bitlen(n)).
-fn write_patched(values: &[i64], out: &mut Vec<u8>) {
-    let n = values.len();
-    let mut sorted = values.to_vec();
-    let (_, &mut reference, _) = sorted.select_nth_unstable(n / 2);
-    let u: Vec<u64> = values.iter().map(|&x| zigzag(x.wrapping_sub(reference))).collect();
-    let mut hist = [0usize; 65];
-    for &x in &u {
-        hist[bitlen(x) as usize] += 1;
-    }
-    let maxw = (0..=64).rev().find(|&b| hist[b] > 0).unwrap_or(0);
-    let pos_bits = bitlen(n as u64) as usize;
-    let (mut best_w, mut best_cost, mut above) = (0usize, usize::MAX, n);
-    for (w, &count) in hist.iter().enumerate().take(maxw + 1) {
-        above -= count;
-        let cost = n * w + above * (maxw - w + pos_bits) + if above > 0 { 16 } else { 0 };
-        if cost < best_cost {
-            (best_w, best_cost) = (w, cost);
-        }
-    }
-    let w = best_w as u32;
-    let low_mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-    out.push(INT_PATCHED);
-    write_zvarint(out, reference);
-    out.push(w as u8);
-    let lows: Vec<u64> = u.iter().map(|&x| x & low_mask).collect();
-    pack(&lows, w, out);
-    let mut gaps = Vec::new();
-    let mut highs = Vec::new();
-    let mut prev = 0usize;
-    for (j, &x) in u.iter().enumerate() {
-        if bitlen(x) > w {
-            gaps.push((if gaps.is_empty() { j } else { j - prev }) as u64);
-            highs.push(x >> w);
-            prev = j;
-        }
-    }
-    write_varint(out, gaps.len() as u64);
-    if !gaps.is_empty() {
-        let pw = bitlen(gaps.iter().copied().max().unwrap_or(0));
-        let hw = bitlen(highs.iter().copied().max().unwrap_or(0));
-        out.push(pw as u8);
-        out.push(hw as u8);
-        pack(&gaps, pw, out);
-        pack(&highs, hw, out);
-    }
-}
-
 /// Decodes one integer stream of `n` values at `pos`; returns the values and the position
 /// after the stream.
 pub(crate) fn decode_ints(buf: &[u8], pos: usize, n: usize, limits: &Limits) -> Result<(Vec<i64>, usize)> {
@@ -212,6 +163,15 @@ pub(crate) fn decode_ints(buf: &[u8], pos: usize, n: usize, limits: &Limits) -> 
     let mut out = Vec::new();
     read_ints(&mut r, n, 0, None, &mut out)?;
     Ok((out, r.pos))
+}
+
+/// Decodes a bool stream (§5.4): an integer stream whose values are all 0 or 1.
+pub(crate) fn decode_bools(buf: &[u8], pos: usize, n: usize, limits: &Limits) -> Result<(Vec<bool>, usize)> {
+    let (ints, end) = decode_ints(buf, pos, n, limits)?;
+    if ints.iter().any(|&x| x != 0 && x != 1) {
+        return Err(crate::Error::malformed(pos as u64, "bool stream holds a value other than 0 or 1"));
+    }
+    Ok((ints.into_iter().map(|x| x == 1).collect(), end))
 }
 
 /// Appends the `n` values of the stream at the reader's position. `depth` is the nesting
@@ -286,7 +246,7 @@ pub(crate) fn read_ints(r: &mut Reader, n: usize, depth: u32, forbid: Option<u8>
                 out.resize(out.len() + l as usize, v);
             }
         }
-        INT_PATCHED => read_patched(r, n, out)?,
+        INT_PATCHED => super::patched::read_patched(r, n, out)?,
         INT_DICT => {
             let d = r.count(1, n, "dictionary size not in 1..=n")?;
             let mut dict = Vec::new();
@@ -306,45 +266,6 @@ pub(crate) fn read_ints(r: &mut Reader, n: usize, depth: u32, forbid: Option<u8>
         }
         _ => return Err(r.err(at, "unknown integer codec")),
     }
-    Ok(())
-}
-
-fn read_patched(r: &mut Reader, n: usize, out: &mut Vec<i64>) -> Result<()> {
-    let reference = r.zvarint()?;
-    let w_at = r.pos;
-    let w = r.u8()? as u32;
-    let lows = r.packed(n, w)?;
-    let mut u = Vec::new();
-    unpack(lows, n, w, &mut u);
-    let m = r.count(0, n, "patch count above n")?;
-    if m > 0 {
-        let pw = r.u8()? as u32;
-        let hw = r.u8()? as u32;
-        if w + hw > 64 {
-            return Err(r.err(w_at, "patched widths w + hw above 64"));
-        }
-        let gaps_at = r.pos;
-        let gap_bytes = r.packed(m, pw)?;
-        let high_bytes = r.packed(m, hw)?;
-        let (mut gaps, mut highs) = (Vec::new(), Vec::new());
-        unpack(gap_bytes, m, pw, &mut gaps);
-        unpack(high_bytes, m, hw, &mut highs);
-        let mut p: u64 = 0;
-        for (i, (&g, &h)) in gaps.iter().zip(&highs).enumerate() {
-            if i > 0 && g == 0 {
-                return Err(r.err(gaps_at, "patch positions not increasing"));
-            }
-            p = p.saturating_add(g);
-            if p >= n as u64 {
-                return Err(r.err(gaps_at, "patch position not below n"));
-            }
-            if hw > 0 {
-                u[p as usize] |= h << w;
-            }
-        }
-    }
-    out.reserve(n);
-    out.extend(u.iter().map(|&x| reference.wrapping_add(unzigzag(x))));
     Ok(())
 }
 
@@ -410,6 +331,16 @@ mod tests {
             let e = decode_ints(bytes, 0, *n, &lim).unwrap_err();
             assert_eq!(e.category(), crate::Category::Malformed, "{bytes:?}: {e}");
         }
+    }
+
+    #[test]
+    fn bools_are_zero_or_one() {
+        let lim = Limits::default();
+        // A 1-bit FOR page is a bitmap: 1, 0, 1, 1 → 0b1101.
+        assert_eq!(decode_bools(&[0x02, 0, 1, 0x0D], 0, 4, &lim).unwrap(), (vec![true, false, true, true], 4));
+        assert_eq!(enc(&[1, 0, 1, 1], IntCodec::For), vec![0x02, 0, 1, 0x0D]);
+        let e = decode_bools(&[0x02, 0, 2, 0x02], 0, 1, &lim).unwrap_err();
+        assert_eq!(e.category(), crate::Category::Malformed);
     }
 
     #[test]

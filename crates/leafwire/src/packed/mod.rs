@@ -7,12 +7,15 @@
 pub(crate) mod bits;
 pub(crate) mod float;
 pub(crate) mod int;
+pub(crate) mod patched;
 pub(crate) mod select;
 pub(crate) mod split;
 pub(crate) mod string;
 pub(crate) mod symbols;
 pub(crate) mod zstd_stage;
 
+#[cfg(test)]
+mod sizes;
 #[cfg(test)]
 mod tests;
 
