@@ -87,7 +87,10 @@ pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
                 prev = Some(unit.to_vec());
             });
         }
-        let mut ranked: Vec<(usize, Vec<u8>)> = counts.into_iter().map(|(s, c)| (c * s.len(), s)).collect();
+        // Gain: the bytes a symbol covers, less what it costs in the table (length byte and
+        // its bytes), so a small page does not pay for symbols it hardly uses.
+        let mut ranked: Vec<(usize, Vec<u8>)> =
+            counts.into_iter().filter_map(|(s, c)| (c * s.len()).checked_sub(1 + s.len()).filter(|&g| g > 0).map(|g| (g, s))).collect();
         ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         ranked.truncate(MAX_SYMBOLS);
         table = SymbolTable::new(ranked.into_iter().map(|(_, s)| s).collect());
