@@ -58,6 +58,13 @@ pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
 pub use value_ref::ValueRef;
 
+/// The fuzzing entry of packed mode's page codecs (`fuzz/fuzz_targets/packed_page.rs`):
+/// panics exactly when a decoder misbehaves. Not part of the API.
+#[doc(hidden)]
+pub fn __fuzz_packed_page(data: &[u8]) {
+    packed::fuzz::page(data)
+}
+
 /// Serializes any `Serialize` value to Leafwire bytes.
 pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     let mut b = builder::Builder::new(DEFAULT_MAX_DEPTH);

@@ -244,6 +244,15 @@ proptest! {
     }
 
     #[test]
+    fn fuzz_entry_holds(data in prop::collection::vec(any::<u8>(), 0..300), head in any::<u8>()) {
+        let mut d = data;
+        if let Some(b) = d.first_mut() {
+            *b = head;
+        }
+        super::fuzz::page(&d);
+    }
+
+    #[test]
     fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64), n in 0usize..2000) {
         let lim = Limits { max_values: 4096, max_page_bytes: 1 << 20 };
         let _ = decode_ints(&bytes, 0, n, &lim);
