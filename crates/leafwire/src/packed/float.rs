@@ -5,7 +5,7 @@
 use super::bits::{bitlen, pack, unpack};
 use super::codec::*;
 use super::int::{encode_at, read_ints, IntCodec};
-use super::{not_representable, Limits, Reader, MAX_NESTING};
+use super::{not_representable, Limits, PatchPositions, Reader, MAX_NESTING};
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::write_varint;
 
@@ -211,16 +211,10 @@ pub(crate) fn read_floats(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<f6
                 let raw = r.take(m * 8)?;
                 let mut gaps = Vec::new();
                 unpack(gap_bytes, m, pw, &mut gaps);
-                let mut p: u64 = 0;
-                for (k, (&g, b)) in gaps.iter().zip(raw.chunks_exact(8)).enumerate() {
-                    if k > 0 && g == 0 {
-                        return Err(r.err(gaps_at, "patch positions not increasing"));
-                    }
-                    p = p.saturating_add(g);
-                    if p >= n as u64 {
-                        return Err(r.err(gaps_at, "patch position not below n"));
-                    }
-                    out[start + p as usize] = f64::from_bits(u64::from_le_bytes(b.try_into().unwrap()));
+                let mut positions = PatchPositions::new(n);
+                for (&g, b) in gaps.iter().zip(raw.chunks_exact(8)) {
+                    let p = positions.next(g, r, gaps_at)?;
+                    out[start + p] = f64::from_bits(u64::from_le_bytes(b.try_into().unwrap()));
                 }
             }
         }

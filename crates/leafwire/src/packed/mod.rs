@@ -224,6 +224,33 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Patch positions from their gaps (§5.1, shared by 0x05, 0x12 and 0x13): the first gap
+/// is the first position, each later gap is ≥ 1, and every position is below n.
+pub(crate) struct PatchPositions {
+    last: u64,
+    started: bool,
+    n: usize,
+}
+
+impl PatchPositions {
+    pub fn new(n: usize) -> Self {
+        PatchPositions { last: 0, started: false, n }
+    }
+
+    /// The next position, from its `gap` (read at byte `at`).
+    pub fn next(&mut self, gap: u64, r: &Reader, at: usize) -> Result<usize> {
+        if self.started && gap == 0 {
+            return Err(r.err(at, "patch positions not increasing"));
+        }
+        self.started = true;
+        self.last = self.last.saturating_add(gap);
+        if self.last >= self.n as u64 {
+            return Err(r.err(at, "patch position not below n"));
+        }
+        Ok(self.last as usize)
+    }
+}
+
 /// The error of an encoder asked for a codec that cannot represent the values.
 pub(crate) fn not_representable(message: &'static str) -> Error {
     Error::new(Category::NotRepresentable, message)

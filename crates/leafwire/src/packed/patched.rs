@@ -4,7 +4,7 @@
 
 use super::bits::{bitlen, pack, unpack, unzigzag, write_zvarint, zigzag};
 use super::codec::INT_PATCHED;
-use super::Reader;
+use super::{PatchPositions, Reader};
 use crate::error::Result;
 use crate::format::numbers::write_varint;
 
@@ -79,17 +79,11 @@ pub(crate) fn read_patched(r: &mut Reader, n: usize, out: &mut Vec<i64>) -> Resu
         let (mut gaps, mut highs) = (Vec::new(), Vec::new());
         unpack(gap_bytes, m, pw, &mut gaps);
         unpack(high_bytes, m, hw, &mut highs);
-        let mut p: u64 = 0;
-        for (i, (&g, &h)) in gaps.iter().zip(&highs).enumerate() {
-            if i > 0 && g == 0 {
-                return Err(r.err(gaps_at, "patch positions not increasing"));
-            }
-            p = p.saturating_add(g);
-            if p >= n as u64 {
-                return Err(r.err(gaps_at, "patch position not below n"));
-            }
+        let mut positions = PatchPositions::new(n);
+        for (&g, &h) in gaps.iter().zip(&highs) {
+            let p = positions.next(g, r, gaps_at)?;
             if hw > 0 {
-                u[p as usize] |= h << w;
+                u[p] |= h << w;
             }
         }
     }

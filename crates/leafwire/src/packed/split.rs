@@ -5,7 +5,7 @@
 
 use super::bits::{bitlen, pack, unpack};
 use super::codec::FLOAT_SPLIT;
-use super::Reader;
+use super::{PatchPositions, Reader};
 use crate::error::Result;
 use crate::format::numbers::write_varint;
 
@@ -104,23 +104,17 @@ pub(crate) fn read_split(r: &mut Reader, n: usize, out: &mut Vec<f64>) -> Result
         lefts.push(*dict.get(c as usize).ok_or_else(|| r.err(dw_at + 1, "split code out of range"))?);
     }
     let m = r.count(0, n, "patch count above n")?;
-    let mut p: u64 = 0;
-    for k in 0..m {
+    let mut positions = PatchPositions::new(n);
+    for _ in 0..m {
         let gap_at = r.pos;
         let g = r.varint()?;
-        if k > 0 && g == 0 {
-            return Err(r.err(gap_at, "patch positions not increasing"));
-        }
-        p = p.saturating_add(g);
-        if p >= n as u64 {
-            return Err(r.err(gap_at, "patch position not below n"));
-        }
+        let p = positions.next(g, r, gap_at)?;
         let b = r.take(2)?;
         let left = u16::from_le_bytes([b[0], b[1]]) as u64;
         if left >> l != 0 {
             return Err(r.err(gap_at, "split left value wider than L"));
         }
-        lefts[p as usize] = left;
+        lefts[p] = left;
     }
     let mut rights = Vec::new();
     unpack(right_bytes, n, 64 - l, &mut rights);
