@@ -11,8 +11,8 @@ use crate::format::numbers::write_varint;
 
 /// 10^e for e ≤ 22, each exactly representable.
 pub(crate) const POW10: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-    1e20, 1e21, 1e22,
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
 ];
 
 /// Largest magnitude of a decimal or quantized integer: every such i64 is an exact double.
@@ -23,13 +23,25 @@ pub(crate) const MAX_EXACT: i64 = 1 << 53;
 pub(crate) enum FloatCodec {
     Plain,
     /// e ≤ 22; values that are not `i ⊘ 10^e` become patches.
-    Decimal { e: u8, ints: IntCodec },
+    Decimal {
+        e: u8,
+        ints: IntCodec,
+    },
     /// Lossy: q × 2^t, −60 ≤ t ≤ 60; every value within 2^(t−1) of the original.
-    Quantized { t: i8, ints: IntCodec },
+    Quantized {
+        t: i8,
+        ints: IntCodec,
+    },
     /// e ≤ 18; bits(i ⊘ 10^e) + r, exact for every input.
-    DecimalResidual { e: u8, ints: IntCodec, residuals: IntCodec },
+    DecimalResidual {
+        e: u8,
+        ints: IntCodec,
+        residuals: IntCodec,
+    },
     /// ALP-RD: the top l ∈ 1..=16 bits dictionary-coded, the rest packed.
-    Split { l: u8 },
+    Split {
+        l: u8,
+    },
 }
 
 /// `i ⊘ 10^e` (§5.2): the correctly rounded binary64 division.
@@ -243,9 +255,13 @@ pub(crate) fn read_floats(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<f6
             let mut res = Vec::new();
             read_ints(r, n, depth + 1, None, &mut res)?;
             out.reserve(n);
-            out.extend(ints.iter().zip(&res).map(|(&i, &d)| f64::from_bits(decimal(i, e).to_bits().wrapping_add(d as u64))));
+            out.extend(
+                ints.iter().zip(&res).map(|(&i, &d)| f64::from_bits(decimal(i, e).to_bits().wrapping_add(d as u64))),
+            );
         }
-        FLOAT_PCO => return Err(Error::new(Category::Unsupported, "float codec 0x11 (pco) is not supported").at(at as u64)),
+        FLOAT_PCO => {
+            return Err(Error::new(Category::Unsupported, "float codec 0x11 (pco) is not supported").at(at as u64))
+        }
         FLOAT_SPLIT => super::split::read_split(r, n, out)?,
         _ => return Err(r.err(at, "unknown float codec")),
     }
@@ -325,7 +341,7 @@ mod tests {
             (&[0x15, 19, 0x01, 0, 0x01, 0], Category::Malformed),
             (&[0x14, 61, 0x01, 0], Category::Malformed),
             (&[0x14, 0, 0x01, 0x82, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20], Category::Malformed), // 2^53 + 1
-            (&[0x12, 0, 0x01, 0, 2, 0, 0], Category::Malformed), // m = 2 > n = 1
+            (&[0x12, 0, 0x01, 0, 2, 0, 0], Category::Malformed),                                     // m = 2 > n = 1
             (&[0x17], Category::Malformed),
         ] {
             let e = decode_floats(bytes, 0, 1, &lim).unwrap_err();

@@ -36,7 +36,8 @@ pub(crate) fn page(data: &[u8]) {
             (out, v.len(), PageValues::Ints(v))
         }
         PageKind::Floats => {
-            let v: Vec<f64> = rest.chunks(8).map(|c| f64::from_bits(c.iter().rev().fold(0u64, |a, &b| a << 8 | b as u64))).collect();
+            let v: Vec<f64> =
+                rest.chunks(8).map(|c| f64::from_bits(c.iter().rev().fold(0u64, |a, &b| a << 8 | b as u64))).collect();
             let mut out = Vec::new();
             let lossy = (*n0 & 1 == 1).then_some((*n1 % 121) as i8 - 60);
             select::write_floats(&v, lossy, &mut out).unwrap();

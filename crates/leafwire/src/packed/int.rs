@@ -297,7 +297,11 @@ mod tests {
             (vec![5, 6, 7, 8], IntCodec::delta(IntCodec::Constant), vec![0x03, 10, 0x01, 2]),
             // runs: 7×3, 9×2: r = 2; values FOR base 7 (zz 14) w 2 u 0,2 → 0b10_00 = 0x08;
             // lengths FOR base 2 (zz 4) w 1 u 1,0 → 0x01
-            (vec![7, 7, 7, 9, 9], IntCodec::rle(IntCodec::For, IntCodec::For), vec![0x04, 2, 0x02, 14, 2, 0x08, 0x02, 4, 1, 0x01]),
+            (
+                vec![7, 7, 7, 9, 9],
+                IntCodec::rle(IntCodec::For, IntCodec::For),
+                vec![0x04, 2, 0x02, 14, 2, 0x08, 0x02, 4, 1, 0x01],
+            ),
             // d = 2, values plain k=1 [4, 100]; w = 1; codes 1,0,0,1 → 0b1001 = 0x09
             (vec![100, 4, 4, 100], IntCodec::dict(IntCodec::Plain), vec![0x06, 2, 0x00, 1, 4, 100, 1, 0x09]),
             // median (index 2 of sorted 0,0,0,0,1000) = 0; u = 0,0,2000,0,0 → w = 0 (cost
@@ -315,17 +319,17 @@ mod tests {
     fn rejects_bad_streams() {
         let lim = Limits::default();
         let bad: &[(&[u8], usize)] = &[
-            (&[0x00, 3, 1, 2, 3], 3),              // plain width 3
-            (&[0x02, 0, 65], 1),                   // FOR width 65
-            (&[0x03, 0, 0x03, 0, 0x01, 0], 3),     // delta inside delta
-            (&[0x04, 3, 0x01, 0, 0x01, 2], 2),     // r > n
-            (&[0x04, 1, 0x01, 0, 0x01, 4], 3),     // run lengths sum to 2, not 3
-            (&[0x04, 1, 0x01, 0, 0x01, 1], 1),     // run length −1
-            (&[0x06, 2, 0x00, 1, 1, 2, 2, 0], 2),  // code width 2, not 1
-            (&[0x05, 0, 0, 1, 3, 1, 0x02, 1], 2),  // patch position 2 ≥ n
+            (&[0x00, 3, 1, 2, 3], 3),                                   // plain width 3
+            (&[0x02, 0, 65], 1),                                        // FOR width 65
+            (&[0x03, 0, 0x03, 0, 0x01, 0], 3),                          // delta inside delta
+            (&[0x04, 3, 0x01, 0, 0x01, 2], 2),                          // r > n
+            (&[0x04, 1, 0x01, 0, 0x01, 4], 3),                          // run lengths sum to 2, not 3
+            (&[0x04, 1, 0x01, 0, 0x01, 1], 1),                          // run length −1
+            (&[0x06, 2, 0x00, 1, 1, 2, 2, 0], 2),                       // code width 2, not 1
+            (&[0x05, 0, 0, 1, 3, 1, 0x02, 1], 2),                       // patch position 2 ≥ n
             (&[0x05, 0, 60, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 8, 0, 1], 1), // w + hw > 64
-            (&[0x07], 1),                          // unknown codec
-            (&[0x02, 0, 64, 0, 0, 0, 0, 0, 0, 0], 2), // 2 × 64 bits in 8 bytes
+            (&[0x07], 1),                                               // unknown codec
+            (&[0x02, 0, 64, 0, 0, 0, 0, 0, 0, 0], 2),                   // 2 × 64 bits in 8 bytes
         ];
         for (bytes, n) in bad {
             let e = decode_ints(bytes, 0, *n, &lim).unwrap_err();

@@ -66,7 +66,14 @@ pub(crate) enum PageKind {
 
 /// Decodes a page: one stream of `n` values of `kind`, possibly inside a zstd stage (§5.5),
 /// that must end exactly at `end` (the page's byte length from its directory).
-pub(crate) fn decode_page(buf: &[u8], pos: usize, end: usize, n: usize, kind: PageKind, limits: &Limits) -> Result<PageValues> {
+pub(crate) fn decode_page(
+    buf: &[u8],
+    pos: usize,
+    end: usize,
+    n: usize,
+    kind: PageKind,
+    limits: &Limits,
+) -> Result<PageValues> {
     let page = buf.get(..end).ok_or_else(|| Error::malformed(pos as u64, "page runs past its buffer"))?;
     let mut r = Reader::new(page, pos, limits);
     r.check_values(n)?;
@@ -207,7 +214,10 @@ impl<'a> Reader<'a> {
         if n > self.limits.max_values {
             return Err(Error::new(
                 Category::LimitExceeded,
-                format!("packed stream of {n} values exceeds the limit of {} (raise max_page_values)", self.limits.max_values),
+                format!(
+                    "packed stream of {n} values exceeds the limit of {} (raise max_page_values)",
+                    self.limits.max_values
+                ),
             )
             .at(self.pos as u64));
         }

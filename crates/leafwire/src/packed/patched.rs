@@ -57,7 +57,6 @@ pub(crate) fn write_patched(values: &[i64], out: &mut Vec<u8>) {
     }
 }
 
-
 /// Appends the n values of a patched stream whose codec byte the caller has read.
 pub(crate) fn read_patched(r: &mut Reader, n: usize, out: &mut Vec<i64>) -> Result<()> {
     let reference = r.zvarint()?;
@@ -91,4 +90,3 @@ pub(crate) fn read_patched(r: &mut Reader, n: usize, out: &mut Vec<i64>) -> Resu
     out.extend(u.iter().map(|&x| reference.wrapping_add(unzigzag(x))));
     Ok(())
 }
-

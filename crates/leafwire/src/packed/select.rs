@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use super::codec::*;
 use super::bits::{bitlen, zigzag};
+use super::codec::*;
 use super::float::{decimal_of, encode_floats_at, split_residual, FloatCodec};
 use super::int::{encode_at, runs, IntCodec};
 use super::string::{encode_strings_at, hex_flags, numeric_parts, StrCodec};
@@ -149,7 +149,8 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
         }
     };
     // Decimal: the smallest e for which at least 90 % of the sample round-trips.
-    if let Some(e) = (0..=22u8).find(|&e| s.iter().filter(|&&v| decimal_of(v, e).is_some()).count() * 10 >= s.len() * 9) {
+    if let Some(e) = (0..=22u8).find(|&e| s.iter().filter(|&&v| decimal_of(v, e).is_some()).count() * 10 >= s.len() * 9)
+    {
         let c = FloatCodec::Decimal { e, ints: IntCodec::Auto };
         consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
     }
@@ -184,7 +185,12 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
 
 /// Writes `values` as one string stream chosen by the selector; `allow_dict` is false for
 /// a dictionary's own values.
-pub(crate) fn write_strings<S: AsRef<str>>(values: &[S], depth: u32, allow_dict: bool, out: &mut Vec<u8>) -> Result<()> {
+pub(crate) fn write_strings<S: AsRef<str>>(
+    values: &[S],
+    depth: u32,
+    allow_dict: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let n = values.len();
     if n == 0 {
         return Ok(());

@@ -13,7 +13,9 @@ fn page_sizes_floats(col: &[f64], lossy: Option<i8>, zstd: Option<i32>) -> usize
         select::write_floats(page, lossy, &mut out).unwrap();
         if let Some(level) = zstd {
             let wrapped = super::zstd_stage::wrap(out.clone(), level);
-            let back = super::decode_page(&wrapped, 0, wrapped.len(), page.len(), super::PageKind::Floats, &Limits::default()).unwrap();
+            let back =
+                super::decode_page(&wrapped, 0, wrapped.len(), page.len(), super::PageKind::Floats, &Limits::default())
+                    .unwrap();
             assert!(matches!(back, super::PageValues::Floats(_)));
             total += wrapped.len() + 4;
             continue;
@@ -68,7 +70,10 @@ fn size_sanity_on_bench_data() {
     );
     for level in [3, 19] {
         let z = page_sizes_floats(&xs, None, Some(level)) + page_sizes_floats(&ys, None, Some(level));
-        println!("countries coordinates lossless + zstd stage (level {level}): {z} B, {:.3} B/value", z as f64 / n as f64);
+        println!(
+            "countries coordinates lossless + zstd stage (level {level}): {z} B, {:.3} B/value",
+            z as f64 / n as f64
+        );
     }
     let (lx, ly) = (page_sizes_floats(&xs, Some(-12), None), page_sizes_floats(&ys, Some(-12), None));
     println!("countries coordinates lossy 2^-12: {} B, {:.3} B/value", lx + ly, (lx + ly) as f64 / n as f64);
@@ -105,7 +110,16 @@ fn size_sanity_on_bench_data() {
         .filter_map(|b| b["bidder"].as_str().map(str::to_owned))
         .collect();
     let mut total = 0;
-    for field in ["/price", "/createdAt", "/status", "/nft/searchText", "/nft/wearable/name", "/nft/wearable/representationId", "/nft/wearable/owner/mana", "bids[].bidder"] {
+    for field in [
+        "/price",
+        "/createdAt",
+        "/status",
+        "/nft/searchText",
+        "/nft/wearable/name",
+        "/nft/wearable/representationId",
+        "/nft/wearable/owner/mana",
+        "bids[].bidder",
+    ] {
         let col: Vec<String> = if field == "bids[].bidder" {
             bidders.clone()
         } else {

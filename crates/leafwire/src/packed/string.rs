@@ -83,7 +83,12 @@ pub(crate) fn encode_strings<S: AsRef<str>>(values: &[S], codec: &StrCodec, out:
     encode_strings_at(values, codec, 0, out)
 }
 
-pub(crate) fn encode_strings_at<S: AsRef<str>>(values: &[S], codec: &StrCodec, depth: u32, out: &mut Vec<u8>) -> Result<()> {
+pub(crate) fn encode_strings_at<S: AsRef<str>>(
+    values: &[S],
+    codec: &StrCodec,
+    depth: u32,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     if values.is_empty() {
         return Ok(());
     }
@@ -121,7 +126,8 @@ pub(crate) fn encode_strings_at<S: AsRef<str>>(values: &[S], codec: &StrCodec, d
             let mut sig = Vec::with_capacity(values.len());
             let mut zeros = Vec::with_capacity(values.len());
             for v in values {
-                let (s, z) = numeric_parts(v.as_ref()).ok_or_else(|| not_representable("string is not numeric text"))?;
+                let (s, z) =
+                    numeric_parts(v.as_ref()).ok_or_else(|| not_representable("string is not numeric text"))?;
                 sig.push(s);
                 zeros.push(z);
             }
@@ -189,13 +195,22 @@ pub(crate) fn read_lengths(r: &mut Reader, n: usize, depth: u32) -> Result<(Vec<
     let mut out = Vec::with_capacity(n);
     for &l in &lens {
         let l = usize::try_from(l).map_err(|_| r.err(at, "negative string length"))?;
-        total = total.checked_add(l).filter(|&t| t <= r.remaining()).ok_or_else(|| r.err(at, "string lengths exceed the stream"))?;
+        total = total
+            .checked_add(l)
+            .filter(|&t| t <= r.remaining())
+            .ok_or_else(|| r.err(at, "string lengths exceed the stream"))?;
         out.push(l);
     }
     Ok((out, total))
 }
 
-pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<u8>, out: &mut Vec<String>) -> Result<()> {
+pub(crate) fn read_strings(
+    r: &mut Reader,
+    n: usize,
+    depth: u32,
+    forbid: Option<u8>,
+    out: &mut Vec<String>,
+) -> Result<()> {
     r.check_values(n)?;
     if n == 0 {
         return Ok(());
@@ -228,7 +243,10 @@ pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<
             read_ints(r, n, depth + 1, None, &mut codes)?;
             let mut total: usize = 0;
             for &code in &codes {
-                let s = usize::try_from(code).ok().and_then(|c| dict.get(c)).ok_or_else(|| r.err(codes_at, "dictionary code out of range"))?;
+                let s = usize::try_from(code)
+                    .ok()
+                    .and_then(|c| dict.get(c))
+                    .ok_or_else(|| r.err(codes_at, "dictionary code out of range"))?;
                 total = total.saturating_add(s.len());
             }
             if total > r.limits.max_page_bytes {
@@ -357,14 +375,14 @@ mod tests {
     fn bad_streams() {
         let lim = Limits::default();
         for (bytes, n, cat) in [
-            (&[0x20u8, 0x01, 2, 0xFF][..], 1, Category::Malformed),       // not UTF-8
-            (&[0x20, 0x01, 2, b'a'], 2, Category::Malformed),           // lengths exceed bytes
-            (&[0x20, 0x01, 3], 1, Category::Malformed),                 // negative length
+            (&[0x20u8, 0x01, 2, 0xFF][..], 1, Category::Malformed), // not UTF-8
+            (&[0x20, 0x01, 2, b'a'], 2, Category::Malformed),       // lengths exceed bytes
+            (&[0x20, 0x01, 3], 1, Category::Malformed),             // negative length
             (&[0x21, 1, 0x21, 1, 0x20, 0x01, 0, 0x01, 0, 0x01, 0], 1, Category::Malformed), // dict in dict
             (&[0x21, 1, 0x20, 0x01, 0, 0x01, 2], 1, Category::Malformed), // code 1 ≥ d
-            (&[0x22, 0x01, 0, 0x01, 2], 1, Category::Malformed),        // "0" with a zero count
-            (&[0x22, 0x01, 2, 0x01, 130, 1], 1, Category::Malformed),   // z = 65
-            (&[0x23, 4, 0x01, 0], 1, Category::Malformed),              // unknown flag
+            (&[0x22, 0x01, 0, 0x01, 2], 1, Category::Malformed),    // "0" with a zero count
+            (&[0x22, 0x01, 2, 0x01, 130, 1], 1, Category::Malformed), // z = 65
+            (&[0x23, 4, 0x01, 0], 1, Category::Malformed),          // unknown flag
         ] {
             let e = decode_strings(bytes, 0, n, &lim).unwrap_err();
             assert_eq!(e.category(), cat, "{bytes:?}: {e}");

@@ -89,8 +89,10 @@ pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
         }
         // Gain: the bytes a symbol covers, less what it costs in the table (length byte and
         // its bytes), so a small page does not pay for symbols it hardly uses.
-        let mut ranked: Vec<(usize, Vec<u8>)> =
-            counts.into_iter().filter_map(|(s, c)| (c * s.len()).checked_sub(1 + s.len()).filter(|&g| g > 0).map(|g| (g, s))).collect();
+        let mut ranked: Vec<(usize, Vec<u8>)> = counts
+            .into_iter()
+            .filter_map(|(s, c)| (c * s.len()).checked_sub(1 + s.len()).filter(|&g| g > 0).map(|g| (g, s)))
+            .collect();
         ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         ranked.truncate(MAX_SYMBOLS);
         table = SymbolTable::new(ranked.into_iter().map(|(_, s)| s).collect());
@@ -100,7 +102,12 @@ pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
 
 /// Writes the symbol-table stream of `values` (not empty), its encoded lengths with
 /// `lengths`, at nesting `depth`.
-pub(crate) fn write_symbols<S: AsRef<str>>(values: &[S], lengths: &IntCodec, depth: u32, out: &mut Vec<u8>) -> Result<()> {
+pub(crate) fn write_symbols<S: AsRef<str>>(
+    values: &[S],
+    lengths: &IntCodec,
+    depth: u32,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let refs: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
     let table = train(&sample(&refs));
     let mut encoded = Vec::new();
@@ -185,7 +192,8 @@ mod tests {
 
     #[test]
     fn trained_tables_compress_and_round_trip() {
-        let values: Vec<String> = (0..2000).map(|j| format!("decentraland wearable {} of the collection", j % 37)).collect();
+        let values: Vec<String> =
+            (0..2000).map(|j| format!("decentraland wearable {} of the collection", j % 37)).collect();
         let mut out = Vec::new();
         encode_strings(&values, &StrCodec::Symbols(IntCodec::Auto), &mut out).unwrap();
         let raw: usize = values.iter().map(|v| v.len()).sum();
@@ -197,10 +205,10 @@ mod tests {
     fn bad_streams() {
         let lim = Limits::default();
         for b in [
-            &[0x24u8, 1, 9, 0][..],                        // symbol of 9 bytes
-            &[0x24, 1, 1, b'a', 0x01, 2, 1],                // code 1 ≥ s = 1
-            &[0x24, 0, 0x01, 2, 255],                       // escape at the end
-            &[0x24, 0, 0x01, 4, 255, 0xC3, 255, 0x28],      // not UTF-8
+            &[0x24u8, 1, 9, 0][..],                    // symbol of 9 bytes
+            &[0x24, 1, 1, b'a', 0x01, 2, 1],           // code 1 ≥ s = 1
+            &[0x24, 0, 0x01, 2, 255],                  // escape at the end
+            &[0x24, 0, 0x01, 4, 255, 0xC3, 255, 0x28], // not UTF-8
         ] {
             let e = decode_strings(b, 0, 1, &lim).unwrap_err();
             assert_eq!(e.category(), Category::Malformed, "{b:?}: {e}");

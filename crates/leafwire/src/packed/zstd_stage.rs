@@ -53,7 +53,8 @@ pub(crate) fn unwrap(r: &mut Reader, at: usize) -> Result<Vec<u8>> {
         }
     }
     let mut out = Vec::with_capacity(d as usize);
-    let mut dctx = zstd::bulk::Decompressor::new().map_err(|e| Error::new(Category::Io, e.to_string()).at(at as u64))?;
+    let mut dctx =
+        zstd::bulk::Decompressor::new().map_err(|e| Error::new(Category::Io, e.to_string()).at(at as u64))?;
     match dctx.decompress_to_buffer(frame, &mut out) {
         Ok(n) if n as u64 == d => Ok(out),
         _ => Err(r.err(frame_at, "zstd frame does not decode to exactly D bytes")),
@@ -84,7 +85,10 @@ mod tests {
         assert_eq!(wrapped[0], ZSTD);
         assert!(wrapped.len() < stream.len() / 4);
         let lim = Limits::default();
-        assert_eq!(decode_page(&wrapped, 0, wrapped.len(), 4096, PageKind::Ints, &lim).unwrap(), PageValues::Ints(values));
+        assert_eq!(
+            decode_page(&wrapped, 0, wrapped.len(), 4096, PageKind::Ints, &lim).unwrap(),
+            PageValues::Ints(values)
+        );
         for cut in 0..wrapped.len() {
             assert!(decode_page(&wrapped[..cut], 0, cut, 4096, PageKind::Ints, &lim).is_err());
         }
