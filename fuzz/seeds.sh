@@ -11,7 +11,7 @@ fuzz_dir="$(cd "$(dirname "$0")" && pwd)"
 vectors="$(dirname "$fuzz_dir")/spec/vectors"
 readers=(open_walk raw_walk from_slice mutate_fields)
 
-for t in "${readers[@]}" json_roundtrip editor_ops; do
+for t in "${readers[@]}" json_roundtrip editor_ops packed_page; do
     mkdir -p "$out/$t"
 done
 
@@ -50,4 +50,26 @@ for i in 0 1 2 3 4 5 6 7; do
     for j in $(seq 0 255); do
         printf "\\$(printf %03o $(( (j * (2 * i + 1) + i * 37) % 256 )))"
     done > "$out/editor_ops/pattern-$i"
+done
+
+# packed_page: byte 0 kind (0 ints, 1 floats, 2 strings; +0x80 to encode instead of
+# decode), bytes 1-2 the value count − 1, then a page from the hand-written vectors of
+# crates/leafwire/src/packed/ (FOR, RLE, patched, decimal, split-free floats, dictionary,
+# numeric text, hex, symbol table), or values for the selector.
+packed_seeds=(
+    '\x00\x03\x00\x02\x14\x02\x9c'
+    '\x00\x04\x00\x04\x02\x02\x0e\x02\x08\x02\x04\x01\x01'
+    '\x00\x04\x00\x05\x00\x00\x01\x02\x0b\x02\xd0\x07'
+    '\x00\x03\x00\x06\x02\x00\x01\x04\x64\x01\x09'
+    '\x01\x01\x00\x15\x01\x00\x01\x03\x05\x00\x01\x01\x00'
+    '\x02\x02\x00\x21\x02\x20\x00\x01\x02\x01yzx\x00\x01\x00\x01\x00'
+    '\x02\x02\x00\x22\x00\x01\x03\xf4\x00\x00\x01\x13\x01\x00'
+    '\x02\x01\x00\x23\x01\x00\x01\x02\x00\xde\xad'
+    '\x02\x01\x00\x24\x02\x02\x01abc\x00\x01\x02\x03\x00\x01\xffx\x00'
+    '\x80\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00'
+    '\x81\x01\x30\x9a\x99\x99\x99\x99\x99\xb9\x3f\x9a\x99\x99\x99\x99\x99\xc9\x3f'
+    '\x82\x00\x00300,500,0,-12,0xdead'
+)
+for i in "${!packed_seeds[@]}"; do
+    printf "${packed_seeds[$i]}" > "$out/packed_page/seed-$i"
 done

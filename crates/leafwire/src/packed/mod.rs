@@ -1,7 +1,269 @@
-//! Packed mode (issue #12; design in spec/design/packed.md): shredding by path and
-//! per-column codecs. These are the building blocks; the column group block that puts
-//! them in a document (tag 0x0E, feature bit 0) is not written yet, so nothing outside
-//! the tests calls them.
-#![allow(dead_code)]
+//! Packed mode's codec layer (spec/design/packed.md §5, §6, §8): the integer, float and
+//! string codecs that a page of a column is written with, and the sampling selector that
+//! picks one. A *stream* is a codec byte, its parameters and its data; its value count n
+//! comes from the context. Decoders check every count, width and length against the bytes
+//! left and against [`Limits`] before allocating, and never panic. `shred` turns the
+//! elements of an array into per-path streams (§3) and back.
 
-mod shred;
+pub(crate) mod bits;
+pub(crate) mod float;
+pub(crate) mod fuzz;
+pub(crate) mod int;
+pub(crate) mod patched;
+pub(crate) mod select;
+pub(crate) mod shred;
+pub(crate) mod split;
+pub(crate) mod string;
+pub(crate) mod symbols;
+pub(crate) mod zstd_stage;
+
+#[cfg(test)]
+mod sizes;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Category, Error, Result};
+use bits::unzigzag;
+
+/// Nested streams (a cascade) may nest at most this deep below the page's own stream.
+pub(crate) const MAX_NESTING: u32 = 3;
+
+/// Codec bytes (§5).
+pub(crate) mod codec {
+    pub const INT_PLAIN: u8 = 0x00;
+    pub const INT_CONSTANT: u8 = 0x01;
+    pub const INT_FOR: u8 = 0x02;
+    pub const INT_DELTA: u8 = 0x03;
+    pub const INT_RLE: u8 = 0x04;
+    pub const INT_PATCHED: u8 = 0x05;
+    pub const INT_DICT: u8 = 0x06;
+    pub const FLOAT_PLAIN: u8 = 0x10;
+    pub const FLOAT_PCO: u8 = 0x11;
+    pub const FLOAT_DECIMAL: u8 = 0x12;
+    pub const FLOAT_SPLIT: u8 = 0x13;
+    pub const FLOAT_QUANTIZED: u8 = 0x14;
+    pub const FLOAT_DECIMAL_RESIDUAL: u8 = 0x15;
+    pub const STR_PLAIN: u8 = 0x20;
+    pub const STR_DICT: u8 = 0x21;
+    pub const STR_NUMERIC: u8 = 0x22;
+    pub const STR_HEX: u8 = 0x23;
+    pub const STR_SYMBOLS: u8 = 0x24;
+    pub const ZSTD: u8 = 0x30;
+}
+
+/// The kind of values a page holds: which family of codecs its stream uses.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PageValues {
+    Ints(Vec<i64>),
+    Floats(Vec<f64>),
+    Strings(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageKind {
+    Ints,
+    Floats,
+    Strings,
+}
+
+/// Decodes a page: one stream of `n` values of `kind`, possibly inside a zstd stage (§5.5),
+/// that must end exactly at `end` (the page's byte length from its directory).
+pub(crate) fn decode_page(
+    buf: &[u8],
+    pos: usize,
+    end: usize,
+    n: usize,
+    kind: PageKind,
+    limits: &Limits,
+) -> Result<PageValues> {
+    let page = buf.get(..end).ok_or_else(|| Error::malformed(pos as u64, "page runs past its buffer"))?;
+    let mut r = Reader::new(page, pos, limits);
+    r.check_values(n)?;
+    if n == 0 {
+        return Err(Error::malformed(pos as u64, "page of zero values"));
+    }
+    if page.get(pos) == Some(&codec::ZSTD) {
+        r.pos += 1;
+        let inner = zstd_stage::unwrap(&mut r, pos)?;
+        if r.pos != end {
+            return Err(Error::malformed(r.pos as u64, "page bytes after the zstd frame"));
+        }
+        // Errors inside the decoded stream are reported at the page's offset.
+        return decode_stream(&inner, n, kind, limits)
+            .map_err(|e| Error::new(e.category(), format!("in the zstd stage: {}", e.message())).at(pos as u64));
+    }
+    let values = read_stream(&mut r, n, kind)?;
+    if r.pos != end {
+        return Err(Error::malformed(r.pos as u64, "page stream ends before its byte length"));
+    }
+    Ok(values)
+}
+
+fn decode_stream(bytes: &[u8], n: usize, kind: PageKind, limits: &Limits) -> Result<PageValues> {
+    let mut r = Reader::new(bytes, 0, limits);
+    let values = read_stream(&mut r, n, kind)?;
+    if r.pos != bytes.len() {
+        return Err(Error::malformed(r.pos as u64, "stream ends before the zstd stage's D bytes"));
+    }
+    Ok(values)
+}
+
+fn read_stream(r: &mut Reader, n: usize, kind: PageKind) -> Result<PageValues> {
+    Ok(match kind {
+        PageKind::Ints => {
+            let mut v = Vec::new();
+            int::read_ints(r, n, 0, None, &mut v)?;
+            PageValues::Ints(v)
+        }
+        PageKind::Floats => {
+            let mut v = Vec::new();
+            float::read_floats(r, n, 0, &mut v)?;
+            PageValues::Floats(v)
+        }
+        PageKind::Strings => {
+            let mut v = Vec::new();
+            string::read_strings(r, n, 0, None, &mut v)?;
+            PageValues::Strings(v)
+        }
+    })
+}
+
+/// What a page decoder may allocate (§8).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// Largest value count of one stream (a page's n; nested counts are ≤ their parent's).
+    pub max_values: usize,
+    /// Largest decoded size of one page's strings, in bytes (`max_page_bytes`).
+    pub max_page_bytes: usize,
+}
+
+pub(crate) const DEFAULT_MAX_VALUES: usize = 65_536;
+pub(crate) const DEFAULT_MAX_PAGE_BYTES: usize = 64 << 20;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_values: DEFAULT_MAX_VALUES, max_page_bytes: DEFAULT_MAX_PAGE_BYTES }
+    }
+}
+
+/// A bounds-checked cursor over untrusted bytes; every error carries the absolute offset.
+pub(crate) struct Reader<'a> {
+    pub buf: &'a [u8],
+    pub pos: usize,
+    pub limits: &'a Limits,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8], pos: usize, limits: &'a Limits) -> Self {
+        Reader { buf, pos, limits }
+    }
+
+    pub fn err(&self, at: usize, message: &'static str) -> Error {
+        Error::malformed(at as u64, message)
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.buf.len().saturating_sub(self.pos)
+    }
+
+    pub fn u8(&mut self) -> Result<u8> {
+        let b = *self.buf.get(self.pos).ok_or_else(|| self.err(self.pos, "packed stream truncated"))?;
+        self.pos += 1;
+        Ok(b)
+    }
+
+    pub fn varint(&mut self) -> Result<u64> {
+        let (v, next) = crate::format::numbers::read_varint(self.buf, self.pos)?;
+        self.pos = next;
+        Ok(v)
+    }
+
+    pub fn zvarint(&mut self) -> Result<i64> {
+        Ok(unzigzag(self.varint()?))
+    }
+
+    /// A varint count that must lie in `min..=max`.
+    pub fn count(&mut self, min: usize, max: usize, message: &'static str) -> Result<usize> {
+        let at = self.pos;
+        let v = self.varint()?;
+        if v < min as u64 || v > max as u64 {
+            return Err(self.err(at, message));
+        }
+        Ok(v as usize)
+    }
+
+    /// The next `len` bytes, or a truncation error when fewer are left.
+    pub fn take(&mut self, len: usize) -> Result<&'a [u8]> {
+        if len > self.remaining() {
+            return Err(self.err(self.pos, "packed stream truncated"));
+        }
+        let s = &self.buf[self.pos..self.pos + len];
+        self.pos += len;
+        Ok(s)
+    }
+
+    /// The bytes of `pack(n, w)` (§5), checked to fit before anything is unpacked.
+    pub fn packed(&mut self, n: usize, w: u32) -> Result<&'a [u8]> {
+        if w > 64 {
+            return Err(self.err(self.pos.saturating_sub(1), "bit width above 64"));
+        }
+        let len = bits::packed_len(n, w).ok_or_else(|| self.err(self.pos, "packed data too long"))?;
+        self.take(len)
+    }
+
+    /// Fails with `LimitExceeded` when a stream declares more values than the limits allow.
+    pub fn check_values(&self, n: usize) -> Result<()> {
+        if n > self.limits.max_values {
+            return Err(Error::new(
+                Category::LimitExceeded,
+                format!(
+                    "packed stream of {n} values exceeds the limit of {} (raise max_page_values)",
+                    self.limits.max_values
+                ),
+            )
+            .at(self.pos as u64));
+        }
+        Ok(())
+    }
+
+    /// The nesting depth check of §5: a stream below `depth` more than [`MAX_NESTING`] is
+    /// rejected.
+    pub fn check_depth(&self, depth: u32) -> Result<()> {
+        if depth > MAX_NESTING {
+            return Err(self.err(self.pos, "packed streams nested deeper than 3"));
+        }
+        Ok(())
+    }
+}
+
+/// Patch positions from their gaps (§5.1, shared by 0x05, 0x12 and 0x13): the first gap
+/// is the first position, each later gap is ≥ 1, and every position is below n.
+pub(crate) struct PatchPositions {
+    last: u64,
+    started: bool,
+    n: usize,
+}
+
+impl PatchPositions {
+    pub fn new(n: usize) -> Self {
+        PatchPositions { last: 0, started: false, n }
+    }
+
+    /// The next position, from its `gap` (read at byte `at`).
+    pub fn next(&mut self, gap: u64, r: &Reader, at: usize) -> Result<usize> {
+        if self.started && gap == 0 {
+            return Err(r.err(at, "patch positions not increasing"));
+        }
+        self.started = true;
+        self.last = self.last.saturating_add(gap);
+        if self.last >= self.n as u64 {
+            return Err(r.err(at, "patch position not below n"));
+        }
+        Ok(self.last as usize)
+    }
+}
+
+/// The error of an encoder asked for a codec that cannot represent the values.
+pub(crate) fn not_representable(message: &'static str) -> Error {
+    Error::new(Category::NotRepresentable, message)
+}

@@ -1,0 +1,161 @@
+//! The shared definitions of §5: zigzag, zvarint and LSB-first bit-packing.
+
+use crate::format::numbers::write_varint;
+
+#[inline]
+pub(crate) fn zigzag(x: i64) -> u64 {
+    ((x << 1) ^ (x >> 63)) as u64
+}
+
+#[inline]
+pub(crate) fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
+/// Appends the varint of zigzag(x).
+#[inline]
+pub(crate) fn write_zvarint(out: &mut Vec<u8>, x: i64) {
+    write_varint(out, zigzag(x));
+}
+
+/// Number of significant bits of `u` (0 for 0).
+#[inline]
+pub(crate) fn bitlen(u: u64) -> u32 {
+    64 - u.leading_zeros()
+}
+
+/// ⌈n·w/8⌉, the byte length of `pack(n, w)`; `None` if it does not fit a usize.
+#[inline]
+pub(crate) fn packed_len(n: usize, w: u32) -> Option<usize> {
+    let bits = (n as u128).checked_mul(w as u128)?;
+    usize::try_from(bits.div_ceil(8)).ok()
+}
+
+#[inline]
+fn mask(w: u32) -> u64 {
+    if w >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << w) - 1
+    }
+}
+
+/// Appends `pack(values.len(), w)`: value j at bits [j·w, j·w + w), least significant bit
+/// first; pad bits zero. Bits of a value above `w` are dropped (callers pass values that fit).
+pub(crate) fn pack(values: &[u64], w: u32, out: &mut Vec<u8>) {
+    debug_assert!(w <= 64);
+    if w == 0 {
+        return;
+    }
+    let m = mask(w);
+    out.reserve(packed_len(values.len(), w).unwrap_or(0));
+    let mut acc: u128 = 0;
+    let mut held: u32 = 0;
+    for &v in values {
+        acc |= ((v & m) as u128) << held;
+        held += w;
+        if held >= 64 {
+            out.extend_from_slice(&(acc as u64).to_le_bytes());
+            acc >>= 64;
+            held -= 64;
+        }
+    }
+    let tail = held.div_ceil(8) as usize;
+    out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
+}
+
+/// The little-endian u64 at byte `at`, zero beyond the end of `bytes`.
+#[inline]
+fn load(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..at + 8) {
+        Some(s) => u64::from_le_bytes(s.try_into().unwrap()),
+        None => {
+            let mut b = [0u8; 8];
+            let rest = bytes.get(at..).unwrap_or(&[]);
+            b[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+/// Appends the n values of `pack(n, w)` held in `bytes` (which the caller has checked to
+/// hold at least ⌈n·w/8⌉ bytes; missing bytes read as zero, so this cannot panic).
+pub(crate) fn unpack(bytes: &[u8], n: usize, w: u32, out: &mut Vec<u64>) {
+    debug_assert!(w <= 64);
+    out.reserve(n);
+    if w == 0 {
+        out.resize(out.len() + n, 0);
+        return;
+    }
+    if w == 8 {
+        out.extend(bytes.iter().take(n).map(|&b| b as u64));
+        return;
+    }
+    let m = mask(w);
+    let w = w as usize;
+    for j in 0..n {
+        let bit = j * w;
+        let at = bit >> 3;
+        let shift = (bit & 7) as u32;
+        let mut v = load(bytes, at) >> shift;
+        if shift as usize + w > 64 {
+            v |= (*bytes.get(at + 8).unwrap_or(&0) as u64) << (64 - shift);
+        }
+        out.push(v & m);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zigzag_pins() {
+        assert_eq!(zigzag(0), 0);
+        assert_eq!(zigzag(-1), 1);
+        assert_eq!(zigzag(1), 2);
+        assert_eq!(zigzag(-2), 3);
+        assert_eq!(zigzag(i64::MAX), u64::MAX - 1);
+        assert_eq!(zigzag(i64::MIN), u64::MAX);
+        for x in [0, 1, -1, 12345, -98765, i64::MIN, i64::MAX] {
+            assert_eq!(unzigzag(zigzag(x)), x);
+        }
+    }
+
+    #[test]
+    fn pack_is_lsb_first() {
+        // w = 3: values 1, 2, 3, 4, 5 → bits 001 010 011 100 101 from bit 0 up:
+        // byte 0 = b10_010_001 = 0xD1, byte 1 = b1_100_011_0 >> ... computed by hand below.
+        let mut out = Vec::new();
+        pack(&[1, 2, 3, 4, 5], 3, &mut out);
+        // bit string (LSB first): 1,0,0, 0,1,0, 1,1,0, 0,0,1, 1,0,1 (+ 1 pad bit)
+        // byte 0 bits 0..7 = 1,0,0,0,1,0,1,1 → 0b1101_0001 = 0xD1
+        // byte 1 bits 0..7 = 0,0,0,1,1,0,1,0 → 0b0101_1000 = 0x58
+        assert_eq!(out, vec![0xD1, 0x58]);
+        let mut back = Vec::new();
+        unpack(&out, 5, 3, &mut back);
+        assert_eq!(back, vec![1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn pack_round_trips_every_width() {
+        for w in 0..=64u32 {
+            for n in [0usize, 1, 7, 8, 9, 63, 64, 65, 200] {
+                let vals: Vec<u64> = (0..n as u64).map(|j| j.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask(w)).collect();
+                let mut out = Vec::new();
+                pack(&vals, w, &mut out);
+                assert_eq!(out.len(), packed_len(n, w).unwrap(), "w={w} n={n}");
+                let mut back = Vec::new();
+                unpack(&out, n, w, &mut back);
+                assert_eq!(back, vals, "w={w} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn packed_len_overflow_is_none() {
+        assert_eq!(packed_len(usize::MAX, 64).map(|_| ()), if usize::BITS >= 64 { None } else { Some(()) });
+        assert_eq!(packed_len(3, 0), Some(0));
+        assert_eq!(packed_len(3, 3), Some(2));
+    }
+}

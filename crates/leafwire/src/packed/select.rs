@@ -1,0 +1,243 @@
+//! The sampling selector of §6 (BtrBlocks' method): statistics on the whole page, every
+//! candidate the statistics allow encoded on a sample of 10 runs of 64 values spread over
+//! the page (its nested streams chosen the same way, recursively), the smallest wins, and
+//! plain when nothing beats it. FOR and patched are sized exactly on the whole page. The
+//! sample positions depend on n only, so the output is a function of the input.
+
+use std::borrow::Cow;
+
+use super::bits::{bitlen, zigzag};
+use super::codec::*;
+use super::float::{decimal_of, encode_floats_at, split_residual, FloatCodec};
+use super::int::{encode_at, runs, IntCodec};
+use super::string::{encode_strings_at, hex_flags, numeric_parts, StrCodec};
+use super::{not_representable, MAX_NESTING};
+use crate::error::Result;
+
+const SAMPLE_RUNS: usize = 10;
+const SAMPLE_RUN: usize = 64;
+
+/// The sample of a page of `values.len()` values: the whole page up to 640 values, else 10
+/// runs of 64 starting at r·(n − 64) / 9 (integer division), r = 0…9.
+pub(crate) fn sample<T: Clone>(values: &[T]) -> Cow<'_, [T]> {
+    let n = values.len();
+    if n <= SAMPLE_RUNS * SAMPLE_RUN {
+        return Cow::Borrowed(values);
+    }
+    let mut out = Vec::with_capacity(SAMPLE_RUNS * SAMPLE_RUN);
+    for r in 0..SAMPLE_RUNS {
+        let s = r * (n - SAMPLE_RUN) / (SAMPLE_RUNS - 1);
+        out.extend_from_slice(&values[s..s + SAMPLE_RUN]);
+    }
+    Cow::Owned(out)
+}
+
+/// Encoded size of `f`'s output, scaled from the sample to the whole page.
+fn scaled(len: usize, sample: usize, n: usize) -> usize {
+    ((len as u128 * n as u128) / sample.max(1) as u128) as usize
+}
+
+fn trial(f: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Option<usize> {
+    let mut buf = Vec::new();
+    f(&mut buf).ok().map(|()| buf.len())
+}
+
+/// Writes `values` as one integer stream chosen by the selector.
+pub(crate) fn write_ints(values: &[i64], depth: u32, out: &mut Vec<u8>) -> Result<()> {
+    write_ints_excluding(values, depth, None, out)
+}
+
+/// [`write_ints`] for a nested stream that may not use codec `forbid`.
+pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8>, out: &mut Vec<u8>) -> Result<()> {
+    let n = values.len();
+    if n == 0 {
+        return Ok(());
+    }
+    if depth > MAX_NESTING {
+        return Err(not_representable("integer cascade nested deeper than 3"));
+    }
+    if values.iter().all(|&x| x == values[0]) {
+        return encode_at(values, &IntCodec::Constant, depth, out);
+    }
+    let mut plain = Vec::new();
+    encode_at(values, &IntCodec::Plain, depth, &mut plain)?;
+    // Exact on the whole page.
+    let mut best = plain;
+    for c in [IntCodec::For, IntCodec::Patched] {
+        let mut buf = Vec::new();
+        encode_at(values, &c, depth, &mut buf)?;
+        if buf.len() < best.len() {
+            best = buf;
+        }
+    }
+    // Cascades, estimated on the sample.
+    if depth < MAX_NESTING {
+        let s = sample(values);
+        let mut cands = Vec::new();
+        if forbid != Some(INT_DELTA) && n >= 2 {
+            cands.push(IntCodec::delta(IntCodec::Auto));
+        }
+        if runs(values).0.len() * 2 <= n {
+            cands.push(IntCodec::rle(IntCodec::Auto, IntCodec::Auto));
+        }
+        if distinct_at_most(values, n / 2) {
+            cands.push(IntCodec::dict(IntCodec::Auto));
+        }
+        let mut winner: Option<(usize, IntCodec)> = None;
+        for c in cands {
+            if let Some(len) = trial(|b| encode_at(&s, &c, depth, b)) {
+                let est = scaled(len, s.len(), n);
+                if est < best.len() && winner.as_ref().is_none_or(|(w, _)| est < *w) {
+                    winner = Some((est, c));
+                }
+            }
+        }
+        if let Some((_, c)) = winner {
+            let mut buf = Vec::new();
+            encode_at(values, &c, depth, &mut buf)?;
+            if buf.len() < best.len() {
+                best = buf;
+            }
+        }
+    }
+    out.extend_from_slice(&best);
+    Ok(())
+}
+
+/// A proxy for the size of decimal + residual at `e`: the significant bits of the deltas
+/// of the integers and of the residuals.
+fn residual_bits(values: &[f64], e: u8) -> u64 {
+    let (ints, res) = split_residual(values, e);
+    let delta_bits: u64 = ints.windows(2).map(|p| bitlen(zigzag(p[1].wrapping_sub(p[0]))) as u64).sum();
+    let res_bits: u64 = res.iter().map(|&r| bitlen(zigzag(r)) as u64).sum();
+    delta_bits + res_bits
+}
+
+fn distinct_at_most(values: &[i64], cap: usize) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    for &x in values {
+        if seen.insert(x) && seen.len() > cap {
+            return false;
+        }
+    }
+    true
+}
+
+/// Writes `values` as one float stream chosen by the selector. With `lossy_step` = Some(t)
+/// the page is quantized to steps of 2^t when every value can be (else it is lossless).
+pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec<u8>) -> Result<()> {
+    let n = values.len();
+    if n == 0 {
+        return Ok(());
+    }
+    if let Some(t) = lossy_step {
+        let mut buf = Vec::new();
+        if encode_floats_at(values, &FloatCodec::Quantized { t, ints: IntCodec::Auto }, 0, &mut buf).is_ok() {
+            out.extend_from_slice(&buf);
+            return Ok(());
+        }
+    }
+    let plain_len = 1 + 8 * n;
+    let s = sample(values);
+    let mut winner: Option<(usize, FloatCodec)> = None;
+    let mut consider = |len: Option<usize>, c: FloatCodec| {
+        if let Some(len) = len {
+            let est = scaled(len, s.len(), n);
+            if est < plain_len && winner.as_ref().is_none_or(|(w, _)| est < *w) {
+                winner = Some((est, c));
+            }
+        }
+    };
+    // Decimal: the smallest e for which at least 90 % of the sample round-trips.
+    if let Some(e) = (0..=22u8).find(|&e| s.iter().filter(|&&v| decimal_of(v, e).is_some()).count() * 10 >= s.len() * 9)
+    {
+        let c = FloatCodec::Decimal { e, ints: IntCodec::Auto };
+        consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
+    }
+    // Decimal + residual: every e ranked by a one-pass bit count on the sample, the best
+    // two encoded for real, the smaller kept.
+    let mut ranked: Vec<(u64, u8)> = (0..=18u8).map(|e| (residual_bits(&s, e), e)).collect();
+    ranked.sort_unstable();
+    let mut best_e: Option<(usize, u8)> = None;
+    for &(_, e) in ranked.iter().take(2) {
+        let c = FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto };
+        if let Some(len) = trial(|b| encode_floats_at(&s, &c, 0, b)) {
+            if best_e.is_none_or(|(l, _)| len < l) {
+                best_e = Some((len, e));
+            }
+        }
+    }
+    if let Some((len, e)) = best_e {
+        consider(Some(len), FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto });
+    }
+    let c = FloatCodec::Split { l: super::split::best_l(&s) };
+    consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
+    if let Some((_, c)) = winner {
+        let mut buf = Vec::new();
+        encode_floats_at(values, &c, 0, &mut buf)?;
+        if buf.len() < plain_len {
+            out.extend_from_slice(&buf);
+            return Ok(());
+        }
+    }
+    encode_floats_at(values, &FloatCodec::Plain, 0, out)
+}
+
+/// Writes `values` as one string stream chosen by the selector; `allow_dict` is false for
+/// a dictionary's own values.
+pub(crate) fn write_strings<S: AsRef<str>>(
+    values: &[S],
+    depth: u32,
+    allow_dict: bool,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let n = values.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let mut best = Vec::new();
+    encode_strings_at(values, &StrCodec::Plain(IntCodec::Auto), depth, &mut best)?;
+    let mut cands = Vec::new();
+    if values.iter().all(|v| numeric_parts(v.as_ref()).is_some()) {
+        cands.push(StrCodec::Numeric(IntCodec::Auto, IntCodec::Auto));
+    }
+    if hex_flags(values).is_some() {
+        cands.push(StrCodec::Hex(IntCodec::Auto));
+    }
+    if depth < MAX_NESTING - 1 {
+        cands.push(StrCodec::Symbols(IntCodec::Auto));
+    }
+    if allow_dict && depth < MAX_NESTING - 1 && distinct_strings_at_most(values, n / 2) {
+        cands.push(StrCodec::Dict(Box::new(StrCodec::Auto), IntCodec::Auto));
+    }
+    let refs: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
+    let s = sample(&refs);
+    let s_plain = trial(|b| encode_strings_at(&s, &StrCodec::Plain(IntCodec::Auto), depth, b)).unwrap_or(usize::MAX);
+    let mut winner: Option<(usize, StrCodec)> = None;
+    for c in cands {
+        if let Some(len) = trial(|b| encode_strings_at(&s, &c, depth, b)) {
+            if len < s_plain && winner.as_ref().is_none_or(|(w, _)| len < *w) {
+                winner = Some((len, c));
+            }
+        }
+    }
+    if let Some((_, c)) = winner {
+        let mut buf = Vec::new();
+        encode_strings_at(values, &c, depth, &mut buf)?;
+        if buf.len() < best.len() {
+            best = buf;
+        }
+    }
+    out.extend_from_slice(&best);
+    Ok(())
+}
+
+fn distinct_strings_at_most<S: AsRef<str>>(values: &[S], cap: usize) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    for v in values {
+        if seen.insert(v.as_ref()) && seen.len() > cap {
+            return false;
+        }
+    }
+    true
+}

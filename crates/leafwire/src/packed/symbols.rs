@@ -1,0 +1,217 @@
+//! String codec 0x24, symbol table (§5.3; FSST's layout): up to 255 symbols of 1–8 bytes,
+//! an encoded byte c < s stands for symbol c, 255 escapes one literal byte. The table is
+//! trained on the selector's sample of the page (so it is a function of the values), with
+//! FSST's loop simplified: compress with the current table, count symbols and adjacent
+//! pairs, keep the 255 candidates of highest gain (count × length), five rounds.
+
+use rustc_hash::FxHashMap;
+
+use super::codec::STR_SYMBOLS;
+use super::int::{encode_at, IntCodec};
+use super::select::sample;
+use super::Reader;
+use crate::error::Result;
+
+const ESCAPE: u8 = 255;
+const MAX_SYMBOLS: usize = 255;
+const MAX_SYMBOL_LEN: usize = 8;
+const ROUNDS: usize = 5;
+
+/// A trained table with a lookup by first byte (longest symbols first).
+pub(crate) struct SymbolTable {
+    symbols: Vec<Vec<u8>>,
+    by_first: Vec<Vec<u8>>,
+}
+
+impl SymbolTable {
+    fn new(mut symbols: Vec<Vec<u8>>) -> Self {
+        symbols.truncate(MAX_SYMBOLS);
+        let mut by_first = vec![Vec::new(); 256];
+        for (code, s) in symbols.iter().enumerate() {
+            by_first[s[0] as usize].push(code as u8);
+        }
+        for list in &mut by_first {
+            list.sort_by(|&a, &b| symbols[b as usize].len().cmp(&symbols[a as usize].len()).then(a.cmp(&b)));
+        }
+        SymbolTable { symbols, by_first }
+    }
+
+    /// The longest symbol that `text` starts with.
+    #[inline]
+    fn longest(&self, text: &[u8]) -> Option<u8> {
+        self.by_first[text[0] as usize].iter().copied().find(|&c| text.starts_with(&self.symbols[c as usize]))
+    }
+
+    /// Calls `emit` with each unit of the greedy parse of `text`: a symbol's code, or
+    /// `None` with the byte to escape.
+    fn parse(&self, mut text: &[u8], mut emit: impl FnMut(Option<u8>, &[u8])) {
+        while !text.is_empty() {
+            match self.longest(text) {
+                Some(c) => {
+                    let len = self.symbols[c as usize].len();
+                    emit(Some(c), &text[..len]);
+                    text = &text[len..];
+                }
+                None => {
+                    emit(None, &text[..1]);
+                    text = &text[1..];
+                }
+            }
+        }
+    }
+
+    pub fn encode(&self, text: &[u8], out: &mut Vec<u8>) {
+        self.parse(text, |c, unit| match c {
+            Some(c) => out.push(c),
+            None => out.extend_from_slice(&[ESCAPE, unit[0]]),
+        });
+    }
+}
+
+/// Trains a table on `values` (the caller passes the sample).
+pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
+    let mut table = SymbolTable::new(Vec::new());
+    for _ in 0..ROUNDS {
+        let mut counts: FxHashMap<Vec<u8>, usize> = FxHashMap::default();
+        for v in values {
+            let mut prev: Option<Vec<u8>> = None;
+            table.parse(v.as_ref().as_bytes(), |_, unit| {
+                *counts.entry(unit.to_vec()).or_default() += 1;
+                if let Some(p) = &prev {
+                    if p.len() + unit.len() <= MAX_SYMBOL_LEN {
+                        let mut pair = p.clone();
+                        pair.extend_from_slice(unit);
+                        *counts.entry(pair).or_default() += 1;
+                    }
+                }
+                prev = Some(unit.to_vec());
+            });
+        }
+        // Gain: the bytes a symbol covers, less what it costs in the table (length byte and
+        // its bytes), so a small page does not pay for symbols it hardly uses.
+        let mut ranked: Vec<(usize, Vec<u8>)> = counts
+            .into_iter()
+            .filter_map(|(s, c)| (c * s.len()).checked_sub(1 + s.len()).filter(|&g| g > 0).map(|g| (g, s)))
+            .collect();
+        ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        ranked.truncate(MAX_SYMBOLS);
+        table = SymbolTable::new(ranked.into_iter().map(|(_, s)| s).collect());
+    }
+    table
+}
+
+/// Writes the symbol-table stream of `values` (not empty), its encoded lengths with
+/// `lengths`, at nesting `depth`.
+pub(crate) fn write_symbols<S: AsRef<str>>(
+    values: &[S],
+    lengths: &IntCodec,
+    depth: u32,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let refs: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
+    let table = train(&sample(&refs));
+    let mut encoded = Vec::new();
+    let mut lens = Vec::with_capacity(values.len());
+    for v in values {
+        let before = encoded.len();
+        table.encode(v.as_ref().as_bytes(), &mut encoded);
+        lens.push((encoded.len() - before) as i64);
+    }
+    out.push(STR_SYMBOLS);
+    out.push(table.symbols.len() as u8);
+    out.extend(table.symbols.iter().map(|s| s.len() as u8));
+    for s in &table.symbols {
+        out.extend_from_slice(s);
+    }
+    encode_at(&lens, lengths, depth + 1, out)?;
+    out.extend_from_slice(&encoded);
+    Ok(())
+}
+
+/// Appends the n values of a symbol-table stream whose codec byte the caller has read.
+pub(crate) fn read_symbols(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<String>) -> Result<()> {
+    let s = r.u8()? as usize;
+    let lens_at = r.pos;
+    let sym_lens = r.take(s)?;
+    if sym_lens.iter().any(|&l| !(1..=MAX_SYMBOL_LEN as u8).contains(&l)) {
+        return Err(r.err(lens_at, "symbol length not in 1..=8"));
+    }
+    let sym_bytes = r.take(sym_lens.iter().map(|&l| l as usize).sum())?;
+    let mut symbols: Vec<&[u8]> = Vec::with_capacity(s);
+    let mut p = 0;
+    for &l in sym_lens {
+        symbols.push(&sym_bytes[p..p + l as usize]);
+        p += l as usize;
+    }
+    let (lens, total) = super::string::read_lengths(r, n, depth)?;
+    let data_at = r.pos;
+    let data = r.take(total)?;
+    let mut decoded_total: usize = 0;
+    out.reserve(n);
+    let mut p = 0;
+    for l in lens {
+        let enc = &data[p..p + l];
+        let mut text = Vec::with_capacity(l * 2);
+        let mut i = 0;
+        while i < enc.len() {
+            let c = enc[i];
+            if (c as usize) < s {
+                text.extend_from_slice(symbols[c as usize]);
+                i += 1;
+            } else if c == ESCAPE && i + 1 < enc.len() {
+                text.push(enc[i + 1]);
+                i += 2;
+            } else {
+                return Err(r.err(data_at + p + i, "symbol code not in the table, or an escape at the end"));
+            }
+        }
+        decoded_total += text.len();
+        if decoded_total > r.limits.max_page_bytes {
+            return Err(super::string::too_big(r, data_at + p));
+        }
+        out.push(String::from_utf8(text).map_err(|_| r.err(data_at + p, "string is not UTF-8"))?);
+        p += l;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::string::{decode_strings, encode_strings, StrCodec};
+    use super::super::Limits;
+    use super::*;
+    use crate::Category;
+
+    /// A byte vector written by hand from §5.3: symbols "ab" (code 0) and "c" (code 1);
+    /// "abc" → 0, 1; "xab" → 255 'x', 0; lengths plain k = 1.
+    #[test]
+    fn fixed_vector() {
+        let b = [0x24, 2, 2, 1, b'a', b'b', b'c', 0x00, 1, 2, 3, 0, 1, 255, b'x', 0];
+        assert_eq!(decode_strings(&b, 0, 2, &Limits::default()).unwrap().0, ["abc", "xab"]);
+    }
+
+    #[test]
+    fn trained_tables_compress_and_round_trip() {
+        let values: Vec<String> =
+            (0..2000).map(|j| format!("decentraland wearable {} of the collection", j % 37)).collect();
+        let mut out = Vec::new();
+        encode_strings(&values, &StrCodec::Symbols(IntCodec::Auto), &mut out).unwrap();
+        let raw: usize = values.iter().map(|v| v.len()).sum();
+        assert!(out.len() * 3 < raw, "{} of {raw}", out.len());
+        assert_eq!(decode_strings(&out, 0, values.len(), &Limits::default()).unwrap().0, values);
+    }
+
+    #[test]
+    fn bad_streams() {
+        let lim = Limits::default();
+        for b in [
+            &[0x24u8, 1, 9, 0][..],                    // symbol of 9 bytes
+            &[0x24, 1, 1, b'a', 0x01, 2, 1],           // code 1 ≥ s = 1
+            &[0x24, 0, 0x01, 2, 255],                  // escape at the end
+            &[0x24, 0, 0x01, 4, 255, 0xC3, 255, 0x28], // not UTF-8
+        ] {
+            let e = decode_strings(b, 0, 1, &lim).unwrap_err();
+            assert_eq!(e.category(), Category::Malformed, "{b:?}: {e}");
+        }
+    }
+}

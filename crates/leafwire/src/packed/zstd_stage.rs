@@ -1,0 +1,129 @@
+//! The optional zstd stage of a page (§5.5, codec 0x30): varint D (decoded length), varint
+//! C, then C bytes holding exactly one zstd frame whose content is a complete stream of D
+//! bytes (not 0x30 again). D is checked against `max_page_bytes` before anything is
+//! allocated, and the frame is decompressed into a buffer of exactly D bytes of capacity,
+//! so a frame that would write more fails instead of growing memory.
+
+use super::codec::ZSTD;
+use super::Reader;
+use crate::error::{Category, Error, Result};
+use crate::format::numbers::{varint_len, write_varint};
+
+/// `stream` wrapped in a zstd frame at `level`, when that is smaller; else `stream`.
+pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
+    let Ok(frame) = zstd::bulk::compress(&stream, level) else {
+        return stream;
+    };
+    let wrapped = 1 + varint_len(stream.len() as u64) + varint_len(frame.len() as u64) + frame.len();
+    if wrapped >= stream.len() {
+        return stream;
+    }
+    let mut out = Vec::with_capacity(wrapped);
+    out.push(ZSTD);
+    write_varint(&mut out, stream.len() as u64);
+    write_varint(&mut out, frame.len() as u64);
+    out.extend_from_slice(&frame);
+    out
+}
+
+/// Reads a zstd stage whose codec byte (at `at`) the caller has read; returns the decoded
+/// stream bytes.
+pub(crate) fn unwrap(r: &mut Reader, at: usize) -> Result<Vec<u8>> {
+    let d_at = r.pos;
+    let d = r.varint()?;
+    if d > r.limits.max_page_bytes as u64 {
+        return Err(Error::new(
+            Category::LimitExceeded,
+            format!("zstd stage of {d} bytes exceeds the limit of {} (raise max_page_bytes)", r.limits.max_page_bytes),
+        )
+        .at(d_at as u64));
+    }
+    let c_at = r.pos;
+    let c = r.varint()?;
+    let c = usize::try_from(c).map_err(|_| r.err(c_at, "zstd frame longer than the page"))?;
+    let frame_at = r.pos;
+    let frame = r.take(c)?;
+    match zstd::zstd_safe::find_frame_compressed_size(frame) {
+        Ok(len) if len == c => {}
+        _ => return Err(r.err(frame_at, "zstd stage is not exactly one zstd frame")),
+    }
+    if let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(frame) {
+        if size != d {
+            return Err(r.err(frame_at, "zstd frame content size differs from D"));
+        }
+    }
+    let mut out = Vec::with_capacity(d as usize);
+    let mut dctx =
+        zstd::bulk::Decompressor::new().map_err(|e| Error::new(Category::Io, e.to_string()).at(at as u64))?;
+    match dctx.decompress_to_buffer(frame, &mut out) {
+        Ok(n) if n as u64 == d => Ok(out),
+        _ => Err(r.err(frame_at, "zstd frame does not decode to exactly D bytes")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::int::{encode_ints, IntCodec};
+    use super::super::{decode_page, Limits, PageKind, PageValues};
+    use super::*;
+
+    fn page(stream: &[u8]) -> Vec<u8> {
+        let mut out = vec![ZSTD];
+        let frame = zstd::bulk::compress(stream, 3).unwrap();
+        write_varint(&mut out, stream.len() as u64);
+        write_varint(&mut out, frame.len() as u64);
+        out.extend_from_slice(&frame);
+        out
+    }
+
+    #[test]
+    fn wrapped_pages_round_trip_and_truncations_fail() {
+        let values: Vec<i64> = (0..4096).map(|j| (j % 10) * 1_000_003).collect();
+        let mut stream = Vec::new();
+        encode_ints(&values, &IntCodec::Plain, &mut stream).unwrap();
+        let wrapped = wrap(stream.clone(), 3);
+        assert_eq!(wrapped[0], ZSTD);
+        assert!(wrapped.len() < stream.len() / 4);
+        let lim = Limits::default();
+        assert_eq!(
+            decode_page(&wrapped, 0, wrapped.len(), 4096, PageKind::Ints, &lim).unwrap(),
+            PageValues::Ints(values)
+        );
+        for cut in 0..wrapped.len() {
+            assert!(decode_page(&wrapped[..cut], 0, cut, 4096, PageKind::Ints, &lim).is_err());
+        }
+        // A stream that does not shrink stays as it is.
+        assert_eq!(wrap(vec![0x01, 0], 3), vec![0x01, 0]);
+    }
+
+    #[test]
+    fn bombs_and_lies_are_errors() {
+        let lim = Limits { max_values: 65_536, max_page_bytes: 1 << 20 };
+        // D of 2^40 bytes in a 10-byte page: refused before allocating.
+        let b = [ZSTD, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0, 0, 0];
+        let e = decode_page(&b, 0, b.len(), 1, PageKind::Ints, &lim).unwrap_err();
+        assert_eq!(e.category(), Category::LimitExceeded);
+        // 64 MiB of zeros in a small frame, declared as 1,000 bytes.
+        let zeros = vec![0u8; 64 << 20];
+        let frame = zstd::bulk::compress(&zeros, 3).unwrap();
+        let mut b = vec![ZSTD];
+        write_varint(&mut b, 1000);
+        write_varint(&mut b, frame.len() as u64);
+        b.extend_from_slice(&frame);
+        let e = decode_page(&b, 0, b.len(), 1, PageKind::Ints, &lim).unwrap_err();
+        assert_eq!(e.category(), Category::Malformed);
+        // Not a frame.
+        let b = [ZSTD, 2, 4, 1, 2, 3, 4];
+        assert_eq!(decode_page(&b, 0, b.len(), 1, PageKind::Ints, &lim).unwrap_err().category(), Category::Malformed);
+        // A zstd stage inside a zstd stage.
+        let inner = page(&[0x01, 0]);
+        let b = page(&inner);
+        assert_eq!(decode_page(&b, 0, b.len(), 1, PageKind::Ints, &lim).unwrap_err().category(), Category::Malformed);
+        // The stream inside must use all D bytes.
+        let b = page(&[0x01, 0, 0]);
+        assert_eq!(decode_page(&b, 0, b.len(), 1, PageKind::Ints, &lim).unwrap_err().category(), Category::Malformed);
+        // A well-formed one for contrast.
+        let b = page(&[0x01, 0]);
+        assert_eq!(decode_page(&b, 0, b.len(), 3, PageKind::Ints, &lim).unwrap(), PageValues::Ints(vec![0, 0, 0]));
+    }
+}
