@@ -8,6 +8,7 @@
 pub(crate) mod bits;
 pub(crate) mod float;
 pub(crate) mod fuzz;
+pub(crate) mod group;
 pub(crate) mod int;
 pub(crate) mod patched;
 pub(crate) mod select;

@@ -17,6 +17,10 @@ use crate::value::{IntMap, Map, Value};
 pub(crate) const MAX_SHRED_DEPTH: usize = 32;
 /// A group that needs more nodes than this is not packed (it stays ordinary containers).
 pub(crate) const MAX_GROUP_NODES: usize = 4096;
+/// A stripe closes once one node holds this many of its values (§4.3)...
+pub(crate) const STRIPE_VALUES: usize = 4096;
+/// ...or it holds this many elements.
+pub(crate) const STRIPE_ELEMENTS: usize = 65_536;
 /// An object node with more distinct keys than this is keyed (§3.5).
 const KEYED_MIN_KEYS: usize = 64;
 /// The longest arrays a tuple node splits into positions (§3.3).
@@ -50,7 +54,7 @@ pub(crate) enum Role {
 }
 
 /// One path of the group and its streams, in occurrence order.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Node {
     pub parent: usize,
     pub role: Option<Role>,
@@ -74,6 +78,8 @@ pub(crate) struct Node {
     pub keys: Vec<i64>,
     pub residual: Vec<Value>,
     children: FxHashMap<Role, usize>,
+    /// Values the node held when the current stripe began.
+    stripe_start: usize,
     // What the decisions are made from.
     objects: usize,
     min_len: u64,
@@ -90,10 +96,25 @@ impl Node {
     pub fn child(&self, role: Role) -> Option<usize> {
         self.children.get(&role).copied()
     }
+
+    /// How many values each stream holds: where a stripe that starts now begins.
+    fn ends(&self) -> Cursor {
+        Cursor {
+            kind: self.kind.len(),
+            bools: self.bools.len(),
+            ints: self.ints.len(),
+            floats: self.floats.len(),
+            strings: self.strings.len(),
+            shape: self.shape.len(),
+            len: self.len.len(),
+            keys: self.keys.len(),
+            residual: self.residual.len(),
+        }
+    }
 }
 
 /// A shredded group.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Shredded {
     /// The number of elements (values of the root node).
     pub len: usize,
@@ -101,6 +122,48 @@ pub(crate) struct Shredded {
     pub nodes: Vec<Node>,
     /// The object keys met, by index.
     pub keys: IndexSet<String, FxBuildHasher>,
+    /// Where each stripe begins (§4.3): its first element and every node's stream
+    /// positions (nodes made later than the mark begin at zero); the last mark is the end.
+    pub marks: Vec<Mark>,
+}
+
+/// The start of a stripe.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Mark {
+    pub first: usize,
+    pub at: Vec<Cursor>,
+}
+
+impl Shredded {
+    /// A group of `len` elements with only its root node, for a reader to fill.
+    pub fn empty(len: usize) -> Shredded {
+        Shredded { len, nodes: vec![Node::new(0, Role::Root, 0)], keys: IndexSet::default(), marks: Vec::new() }
+    }
+
+    /// Adds a node below `parent` (which must exist) and returns its index.
+    pub fn add_node(&mut self, parent: usize, role: Role) -> usize {
+        let depth = self.nodes[parent].depth + 1;
+        self.nodes.push(Node::new(parent, role, depth));
+        let c = self.nodes.len() - 1;
+        self.nodes[parent].children.insert(role, c);
+        c
+    }
+
+    /// The number of stripes.
+    pub fn stripes(&self) -> usize {
+        self.marks.len().saturating_sub(1)
+    }
+
+    /// Stream positions of node `node` at mark `m`.
+    pub fn cursor(&self, m: usize, node: usize) -> Cursor {
+        self.marks[m].at.get(node).cloned().unwrap_or_default()
+    }
+}
+
+impl Node {
+    fn new(parent: usize, role: Role, depth: usize) -> Node {
+        Node { parent, role: Some(role), depth, min_len: u64::MAX, ..Node::default() }
+    }
 }
 
 /// Decisions carried from one walk to the next, by node path.
@@ -124,10 +187,20 @@ pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
 }
 
 fn walk(elements: &[Value], decisions: &Decisions) -> Option<Shredded> {
-    let mut s = Shredded { len: elements.len(), nodes: vec![Node { role: Some(Role::Root), min_len: u64::MAX, ..Node::default() }], keys: IndexSet::default() };
-    let mut walker = Walker { s: &mut s, decisions, path: Vec::new() };
-    for e in elements {
+    let mut s = Shredded::empty(elements.len());
+    let mut walker = Walker { s: &mut s, decisions, path: Vec::new(), most_in_stripe: 0 };
+    let mut first = 0;
+    walker.s.marks.push(Mark::default());
+    for (i, e) in elements.iter().enumerate() {
         walker.value(0, e)?;
+        let full = walker.most_in_stripe >= STRIPE_VALUES || i + 1 - first >= STRIPE_ELEMENTS;
+        if full && i + 1 < elements.len() {
+            first = i + 1;
+            walker.mark(first);
+        }
+    }
+    if !elements.is_empty() {
+        walker.mark(elements.len());
     }
     Some(s)
 }
@@ -165,9 +238,21 @@ struct Walker<'s, 'd> {
     decisions: &'d Decisions,
     /// The roles from the root to the node being filled.
     path: Vec<Role>,
+    /// The most values one node received in the current stripe.
+    most_in_stripe: usize,
 }
 
 impl Walker<'_, '_> {
+    /// Ends the current stripe before element `first`.
+    fn mark(&mut self, first: usize) {
+        let at = self.s.nodes.iter().map(Node::ends).collect();
+        self.s.marks.push(Mark { first, at });
+        for n in &mut self.s.nodes {
+            n.stripe_start = n.kind.len();
+        }
+        self.most_in_stripe = 0;
+    }
+
     /// The child of `node` for `role`, made if new; `None` past the node limit.
     fn child(&mut self, node: usize, role: Role) -> Option<usize> {
         if let Some(&c) = self.s.nodes[node].children.get(&role) {
@@ -176,10 +261,9 @@ impl Walker<'_, '_> {
         if self.s.nodes.len() >= MAX_GROUP_NODES {
             return None;
         }
-        let depth = self.s.nodes[node].depth + 1;
-        self.s.nodes.push(Node { parent: node, role: Some(role), depth, min_len: u64::MAX, ..Node::default() });
-        let c = self.s.nodes.len() - 1;
-        self.s.nodes[node].children.insert(role, c);
+        let c = self.s.add_node(node, role);
+        // A node made mid-stripe starts it empty.
+        self.s.nodes[c].stripe_start = 0;
         Some(c)
     }
 
@@ -209,6 +293,7 @@ impl Walker<'_, '_> {
         let n = &mut self.s.nodes[node];
         n.kinds |= 1 << k;
         n.kind.push(k);
+        self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
         match (k, v) {
             (kind::RESIDUAL, v) => n.residual.push(v.clone()),
             (kind::NULL, _) => {}
@@ -296,74 +381,156 @@ impl Value {
 /// Rebuilds the elements from their streams: the inverse of `shred` (typed arrays come
 /// back as the arrays of numbers they stand for).
 pub(crate) fn unshred(s: &Shredded) -> Vec<Value> {
-    let mut cursors = vec![Cursor::default(); s.nodes.len()];
-    (0..s.len).map(|_| read(s, &mut cursors, 0)).collect()
+    let mut budget = u64::MAX;
+    Unshredder::new(s, &mut budget).elements().expect("the shredder's own streams are consistent")
 }
 
-/// How far each stream of a node has been read.
-#[derive(Clone, Default)]
-struct Cursor {
-    kind: usize,
-    bools: usize,
-    ints: usize,
-    floats: usize,
-    strings: usize,
-    shape: usize,
-    len: usize,
-    keys: usize,
-    residual: usize,
+/// Reads elements back from a group's streams, checking as it goes what a reader of
+/// untrusted streams must (§8): a stream that runs out, or values left unread, is
+/// `Malformed`, and every value built is charged to `budget`.
+pub(crate) struct Unshredder<'s, 'b> {
+    s: &'s Shredded,
+    cursors: Vec<Cursor>,
+    budget: &'b mut u64,
 }
 
-fn next<T: Clone>(stream: &[T], at: &mut usize) -> T {
-    *at += 1;
-    stream[*at - 1].clone()
-}
+impl<'s, 'b> Unshredder<'s, 'b> {
+    pub fn new(s: &'s Shredded, budget: &'b mut u64) -> Self {
+        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], budget }
+    }
 
-fn read(s: &Shredded, cursors: &mut [Cursor], node: usize) -> Value {
-    let n = &s.nodes[node];
-    let k = next(&n.kind, &mut cursors[node].kind);
-    let c = &mut cursors[node];
-    match k {
-        kind::NULL => Value::Null,
-        kind::BOOL => Value::Bool(next(&n.bools, &mut c.bools)),
-        kind::INT => Value::Int(next(&n.ints, &mut c.ints)),
-        kind::FLOAT => Value::F64(next(&n.floats, &mut c.floats)),
-        kind::STRING => Value::String(next(&n.strings, &mut c.strings)),
-        kind::RESIDUAL => next(&n.residual, &mut c.residual),
-        kind::ARRAY => {
-            let (len, role): (u64, fn(usize) -> Role) = match n.tuple {
-                Some(k) => (k as u64, |i| Role::Position(i as u8)),
-                None => (next(&n.len, &mut c.len), |_| Role::Element),
-            };
-            Value::Array((0..len as usize).map(|i| read(s, cursors, n.child(role(i)).expect("a node per element"))).collect())
+    /// All `s.len` elements; every stream must be used up exactly.
+    pub fn elements(mut self) -> Result<Vec<Value>, &'static str> {
+        let values = (0..self.s.len).map(|_| self.read(0)).collect::<Result<Vec<_>, _>>()?;
+        for (n, c) in self.s.nodes.iter().zip(&self.cursors) {
+            let mut expect = n.ends();
+            if !n.mixed() {
+                // A node of one kind has no kind column to read.
+                expect.kind = c.kind;
+            }
+            if n.shapes.len() <= 1 {
+                // Nor a node of one shape a shape column.
+                expect.shape = c.shape;
+            }
+            if *c != expect {
+                return Err("a column of the group holds values that no element uses");
+            }
         }
-        kind::OBJECT if n.keyed => {
-            let len = next(&n.len, &mut c.len) as usize;
-            let ids: Vec<i64> = (0..len).map(|_| next(&n.keys, &mut c.keys)).collect();
-            let values = n.child(Role::MapValue);
-            ids.into_iter().map(|id| (s.keys[id as usize].clone(), read(s, cursors, values.expect("a value node")))).collect::<Map>().into()
-        }
-        kind::OBJECT => {
-            let shape = next(&n.shape, &mut c.shape) as usize;
-            let ids = &n.shapes[shape];
-            ids.iter().map(|&id| (s.keys[id as usize].clone(), read(s, cursors, n.child(Role::Field(id)).expect("a node per key")))).collect::<Map>().into()
-        }
-        _ => {
-            let len = next(&n.len, &mut c.len) as usize;
-            let keys: Vec<i64> = (0..len).map(|_| next(&n.keys, &mut c.keys)).collect();
-            let values = n.child(Role::MapValue);
-            Value::IntMap(keys.into_iter().map(|k| (k, read(s, cursors, values.expect("a value node")))).collect())
-        }
+        Ok(values)
+    }
+
+    fn charge(&mut self, cost: u64) -> Result<(), &'static str> {
+        *self.budget = self.budget.checked_sub(cost).ok_or("the group decodes to more values than the decode budget allows")?;
+        Ok(())
+    }
+
+    fn read(&mut self, node: usize) -> Result<Value, &'static str> {
+        self.charge(1)?;
+        let s = self.s;
+        let n = &s.nodes[node];
+        let k = if n.mixed() {
+            next(&n.kind, &mut self.cursors[node].kind)?
+        } else {
+            n.kinds.trailing_zeros() as u8
+        };
+        let c = &mut self.cursors[node];
+        Ok(match k {
+            kind::NULL => Value::Null,
+            kind::BOOL => Value::Bool(next(&n.bools, &mut c.bools)?),
+            kind::INT => Value::Int(next(&n.ints, &mut c.ints)?),
+            kind::FLOAT => Value::F64(next(&n.floats, &mut c.floats)?),
+            kind::STRING => {
+                let text = next(&n.strings, &mut c.strings)?;
+                self.charge(text.len() as u64)?;
+                Value::String(text)
+            }
+            kind::RESIDUAL => next(&n.residual, &mut c.residual)?,
+            kind::ARRAY => {
+                let len = match n.tuple {
+                    Some(k) => k as u64,
+                    None => next(&n.len, &mut c.len)?,
+                };
+                self.charge(len)?;
+                let mut items = Vec::with_capacity(len as usize);
+                for i in 0..len as usize {
+                    let role = if n.tuple.is_some() { Role::Position(i as u8) } else { Role::Element };
+                    items.push(self.read(n.child(role).ok_or("an array element has no node")?)?);
+                }
+                Value::Array(items)
+            }
+            kind::OBJECT if n.keyed => {
+                let len = next(&n.len, &mut c.len)?;
+                self.charge(len)?;
+                let values = n.child(Role::MapValue);
+                let mut map = Map::default();
+                for _ in 0..len {
+                    let id = next(&n.keys, &mut self.cursors[node].keys)?;
+                    let key = s.keys.get_index(usize::try_from(id).map_err(|_| "key id out of range")?).ok_or("key id out of range")?;
+                    let value = self.read(values.ok_or("a keyed object has no value node")?)?;
+                    if map.insert(key.clone(), value).is_some() {
+                        return Err("a keyed object repeats a key");
+                    }
+                }
+                map.into()
+            }
+            kind::OBJECT => {
+                let shape = if n.shapes.len() > 1 { next(&n.shape, &mut c.shape)? as usize } else { 0 };
+                let ids = n.shapes.get_index(shape).ok_or("shape id out of range")?;
+                let mut map = Map::default();
+                map.reserve(ids.len());
+                for &id in ids {
+                    let key = s.keys.get_index(id as usize).ok_or("key id out of range")?;
+                    let value = self.read(n.child(Role::Field(id)).ok_or("a field has no node")?)?;
+                    map.insert(key.clone(), value);
+                }
+                map.into()
+            }
+            kind::INTMAP => {
+                let len = next(&n.len, &mut c.len)?;
+                self.charge(len)?;
+                let values = n.child(Role::MapValue);
+                let mut map = IntMap::default();
+                for _ in 0..len {
+                    let key = next(&n.keys, &mut self.cursors[node].keys)?;
+                    let value = self.read(values.ok_or("an intmap has no value node")?)?;
+                    if map.insert(key, value).is_some() {
+                        return Err("an intmap repeats a key");
+                    }
+                }
+                Value::IntMap(map)
+            }
+            _ => return Err("unknown kind"),
+        })
     }
 }
 
+/// How far each stream of a node has been read (or, in a [`Mark`], where a stripe begins).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Cursor {
+    pub kind: usize,
+    pub bools: usize,
+    pub ints: usize,
+    pub floats: usize,
+    pub strings: usize,
+    pub shape: usize,
+    pub len: usize,
+    pub keys: usize,
+    pub residual: usize,
+}
+
+fn next<T: Clone>(stream: &[T], at: &mut usize) -> Result<T, &'static str> {
+    let v = stream.get(*at).ok_or("a column of the group runs out of values")?.clone();
+    *at += 1;
+    Ok(v)
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// Typed arrays compare as the arrays of numbers they stand for; floats by bits.
-    fn normal(v: &Value) -> Value {
+    pub(crate) fn normal(v: &Value) -> Value {
         match v {
             Value::Typed(t) => normal(&t.to_nested()),
             Value::Array(items) => Value::Array(items.iter().map(normal).collect()),
@@ -391,7 +558,7 @@ mod tests {
         ]
     }
 
-    fn value() -> impl Strategy<Value = Value> {
+    pub(crate) fn value() -> impl Strategy<Value = Value> {
         leaf().prop_recursive(5, 64, 6, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),

@@ -1,0 +1,646 @@
+//! The column group block (spec §13.2–13.4): a shredded group written as a header, a key
+//! table, a node table, a column table, a stripe index and stripes of chunks of pages, and
+//! read back one stripe at a time. The node table alone decides which columns exist and in
+//! which order ([`streams`]), so the writer and the reader cannot disagree about it.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use super::shred::{kind, Cursor, Node, Role, Shredded, Unshredder, MAX_SHRED_DEPTH};
+use super::{decode_page, select, zstd_stage, Limits, PageKind, PageValues, Reader};
+use crate::error::{Error, Result};
+use crate::format::numbers::write_varint;
+use crate::value::Value;
+
+/// The group layout's version byte.
+pub(crate) const VERSION: u8 = 1;
+/// The encoder cuts a chunk into pages of at most this many values.
+pub(crate) const PAGE_VALUES: usize = 4096;
+/// A reader accepts at most this many nodes in a group.
+pub(crate) const MAX_NODES: usize = 65_536;
+/// Tuple nodes hold arrays of at most this many positions (§13.1).
+const MAX_TUPLE: u8 = 16;
+
+const FLAG_TUPLE: u8 = 1;
+const FLAG_KEYED: u8 = 2;
+
+/// A column: which stream of a node it holds (the `stream` byte of the column table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Stream {
+    Kind = 0,
+    Bool = 1,
+    Int = 2,
+    Float = 3,
+    String = 4,
+    Shape = 5,
+    Len = 6,
+    Key = 7,
+    Residual = 8,
+}
+
+/// The columns node `n` stores, in column-table order (spec §13.2): one per stream that
+/// its kinds, tuple and keyed flags and shape count call for.
+pub(crate) fn streams(n: &Node) -> impl Iterator<Item = Stream> {
+    let has = |k: u8| n.kinds & (1 << k) != 0;
+    let maps = has(kind::INTMAP) || (has(kind::OBJECT) && n.keyed);
+    [
+        (n.kinds.count_ones() > 1, Stream::Kind),
+        (has(kind::BOOL), Stream::Bool),
+        (has(kind::INT), Stream::Int),
+        (has(kind::FLOAT), Stream::Float),
+        (has(kind::STRING), Stream::String),
+        (has(kind::OBJECT) && !n.keyed && n.shapes.len() > 1, Stream::Shape),
+        ((has(kind::ARRAY) && n.tuple.is_none()) || maps, Stream::Len),
+        (maps, Stream::Key),
+        (has(kind::RESIDUAL), Stream::Residual),
+    ]
+    .into_iter()
+    .filter_map(|(present, s)| present.then_some(s))
+}
+
+/// How pages are encoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PackOptions {
+    /// Wrap each page in a zstd frame at this level where that is smaller (§13.5).
+    pub zstd_level: Option<i32>,
+    /// Quantize floats to steps of 2^t (lossy; §13.5, codec 0x14).
+    pub lossy_step: Option<i8>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+/// Appends the group block of `s` to `out`.
+pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
+    let columns: Vec<(usize, Stream)> =
+        s.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
+    out.push(VERSION);
+    out.push(0);
+    write_varint(out, s.len as u64);
+    write_varint(out, s.nodes.len() as u64);
+    write_varint(out, columns.len() as u64);
+    write_varint(out, s.stripes() as u64);
+    write_varint(out, s.keys.len() as u64);
+    for key in &s.keys {
+        write_varint(out, key.len() as u64);
+        out.extend_from_slice(key.as_bytes());
+    }
+    for n in &s.nodes {
+        write_node(n, out);
+    }
+    let last = s.marks.len().saturating_sub(1);
+    for &(node, stream) in &columns {
+        let total = values(&s.nodes[node], stream, &Cursor::default(), &s.cursor(last, node)).len();
+        write_varint(out, node as u64);
+        out.push(stream as u8);
+        write_varint(out, total as u64);
+    }
+    // The stripes go to a buffer first: the index before them holds their offsets.
+    let mut body = Vec::new();
+    let mut index = Vec::new();
+    for m in 0..s.stripes() {
+        write_varint(&mut index, s.marks[m].first as u64);
+        write_varint(&mut index, body.len() as u64);
+        write_stripe(s, &columns, m, options, &mut body)?;
+    }
+    out.extend_from_slice(&index);
+    out.extend_from_slice(&body);
+    Ok(())
+}
+
+fn write_node(n: &Node, out: &mut Vec<u8>) {
+    let (role, name) = match n.role.expect("every node has a role") {
+        Role::Root => (0, 0),
+        Role::Field(id) => (1, id as u64),
+        Role::Element => (2, 0),
+        Role::Position(i) => (3, i as u64),
+        Role::MapValue => (4, 0),
+    };
+    write_varint(out, n.parent as u64);
+    out.push(role);
+    write_varint(out, name);
+    out.extend_from_slice(&n.kinds.to_le_bytes());
+    let flags = if n.tuple.is_some() { FLAG_TUPLE } else { 0 } | if n.keyed { FLAG_KEYED } else { 0 };
+    out.push(flags);
+    if let Some(k) = n.tuple {
+        out.push(k);
+    }
+    if n.kinds & (1 << kind::OBJECT) != 0 && !n.keyed {
+        write_varint(out, n.shapes.len() as u64);
+        for shape in &n.shapes {
+            write_varint(out, shape.len() as u64);
+            for &id in shape {
+                write_varint(out, id as u64);
+            }
+        }
+    }
+}
+
+/// The values of one column between two stream positions.
+enum Values<'s> {
+    Ints(Cow<'s, [i64]>),
+    Floats(&'s [f64]),
+    Strings(&'s [String]),
+    Residual(&'s [Value]),
+}
+
+impl Values<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Values::Ints(v) => v.len(),
+            Values::Floats(v) => v.len(),
+            Values::Strings(v) => v.len(),
+            Values::Residual(v) => v.len(),
+        }
+    }
+}
+
+fn values<'s>(n: &'s Node, stream: Stream, a: &Cursor, b: &Cursor) -> Values<'s> {
+    fn ints<T: Copy>(v: &[T], f: impl Fn(T) -> i64) -> Values<'_> {
+        Values::Ints(Cow::Owned(v.iter().map(|&x| f(x)).collect()))
+    }
+    match stream {
+        Stream::Kind => ints(&n.kind[a.kind..b.kind], i64::from),
+        Stream::Bool => ints(&n.bools[a.bools..b.bools], i64::from),
+        Stream::Int => Values::Ints(Cow::Borrowed(&n.ints[a.ints..b.ints])),
+        Stream::Float => Values::Floats(&n.floats[a.floats..b.floats]),
+        Stream::String => Values::Strings(&n.strings[a.strings..b.strings]),
+        Stream::Shape => ints(&n.shape[a.shape..b.shape], i64::from),
+        Stream::Len => ints(&n.len[a.len..b.len], |x| x as i64),
+        Stream::Key => Values::Ints(Cow::Borrowed(&n.keys[a.keys..b.keys])),
+        Stream::Residual => Values::Residual(&n.residual[a.residual..b.residual]),
+    }
+}
+
+/// Writes stripe `m`: its chunk directory, then its chunks.
+fn write_stripe(s: &Shredded, columns: &[(usize, Stream)], m: usize, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
+    let mut chunks = Vec::new();
+    for &(node, stream) in columns {
+        let (a, b) = (s.cursor(m, node), s.cursor(m + 1, node));
+        let values = values(&s.nodes[node], stream, &a, &b);
+        let start = chunks.len();
+        write_chunk(&values, options, &mut chunks)?;
+        write_varint(out, values.len() as u64);
+        write_varint(out, (chunks.len() - start) as u64);
+    }
+    out.extend_from_slice(&chunks);
+    Ok(())
+}
+
+/// A chunk (§13.4): nothing for no values; else varint P, and for P ≥ 2 the page
+/// directory; then the pages.
+fn write_chunk(values: &Values, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
+    let n = values.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let pages: Vec<Range<usize>> = (0..n).step_by(PAGE_VALUES).map(|p| p..(p + PAGE_VALUES).min(n)).collect();
+    let encoded = pages.iter().map(|r| write_page(values, r.clone(), options)).collect::<Result<Vec<_>>>()?;
+    write_varint(out, pages.len() as u64);
+    if pages.len() > 1 {
+        for (r, page) in pages.iter().zip(&encoded) {
+            write_varint(out, r.len() as u64);
+            write_varint(out, page.len() as u64);
+        }
+    }
+    encoded.iter().for_each(|page| out.extend_from_slice(page));
+    Ok(())
+}
+
+fn write_page(values: &Values, r: Range<usize>, options: &PackOptions) -> Result<Vec<u8>> {
+    let mut page = Vec::new();
+    match values {
+        Values::Ints(v) => select::write_ints(&v[r], 0, &mut page)?,
+        Values::Floats(v) => select::write_floats(&v[r], options.lossy_step, &mut page)?,
+        Values::Strings(v) => select::write_strings(&v[r], 0, true, &mut page)?,
+        // Residual values are whole documents (§13.3): rare, so never compressed.
+        Values::Residual(v) => {
+            for value in &v[r] {
+                let doc = crate::encode(value)?;
+                write_varint(&mut page, doc.len() as u64);
+                page.extend_from_slice(&doc);
+            }
+            return Ok(page);
+        }
+    }
+    Ok(match options.zstd_level {
+        Some(level) => zstd_stage::wrap(page, level),
+        None => page,
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+
+/// An opened group block: its node tree (no values yet), columns and stripe index,
+/// checked; stripes are decoded on demand.
+pub(crate) struct Group<'a> {
+    /// The document (positions below are absolute, so errors carry document offsets).
+    buf: &'a [u8],
+    end: usize,
+    template: Shredded,
+    columns: Vec<Column>,
+    /// First element and absolute position of each stripe's chunk directory.
+    stripes: Vec<(usize, usize)>,
+    limits: Limits,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    node: usize,
+    stream: Stream,
+    count: usize,
+}
+
+impl<'a> Group<'a> {
+    /// Opens the group block that occupies `range` of `buf`.
+    pub fn open(buf: &'a [u8], range: Range<usize>) -> Result<Group<'a>> {
+        let limits = Limits::default();
+        let end = range.end;
+        let mut r = Reader::new(&buf[..end], range.start, &limits);
+        let at = r.pos;
+        if r.u8()? != VERSION {
+            return Err(Error::malformed(at as u64, "unknown column group version"));
+        }
+        if r.u8()? != 0 {
+            return Err(Error::malformed(at as u64 + 1, "column group flags must be zero"));
+        }
+        let len = r.count(0, u32::MAX as usize, "group element count above 2^32 - 1")?;
+        // Every node takes at least 5 bytes, every column 3, every stripe 2, every key 1.
+        let nodes = r.count(1, MAX_NODES.min(r.remaining() / 5), "group node count out of range")?;
+        let column_count = r.count(0, (16 * nodes).min(r.remaining() / 3), "group column count out of range")?;
+        let (min_stripes, max_stripes) = if len == 0 { (0, 0) } else { (1, len.min(r.remaining() / 2)) };
+        let stripe_count = r.count(min_stripes, max_stripes, "group stripe count out of range")?;
+        let key_count = r.count(0, r.remaining(), "group key count out of range")?;
+        let mut template = Shredded::empty(len);
+        for _ in 0..key_count {
+            let at = r.pos;
+            let n = r.count(0, r.remaining(), "group key runs past the block")?;
+            let text = std::str::from_utf8(r.take(n)?).map_err(|_| Error::malformed(at as u64, "group key is not UTF-8"))?;
+            if !template.keys.insert(text.to_owned()) {
+                return Err(Error::malformed(at as u64, "group key repeated"));
+            }
+        }
+        for i in 0..nodes {
+            read_node(&mut r, &mut template, i)?;
+        }
+        let expected: Vec<(usize, Stream)> =
+            template.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
+        if expected.len() != column_count {
+            return Err(Error::malformed(r.pos as u64, "column count differs from what the node table calls for"));
+        }
+        let mut columns = Vec::with_capacity(column_count);
+        for &(node, stream) in &expected {
+            let at = r.pos;
+            let (n, s) = (r.varint()?, r.u8()?);
+            if n != node as u64 || s != stream as u8 {
+                return Err(Error::malformed(at as u64, "column table out of the node table's order"));
+            }
+            let count = r.count(0, u32::MAX as usize * 16, "column count out of range")?;
+            columns.push(Column { node, stream, count });
+        }
+        let mut index = Vec::with_capacity(stripe_count);
+        for s in 0..stripe_count {
+            let at = r.pos;
+            let (first, offset) = (r.varint()?, r.varint()?);
+            let ok_first = if s == 0 { first == 0 } else { first > index.last().map_or(0, |&(f, _)| f as u64) && first < len as u64 };
+            // Stripes of columns without values take no bytes, so offsets may repeat.
+            let ok_offset = if s == 0 { offset == 0 } else { offset >= index.last().map_or(0, |&(_, o)| o as u64) };
+            if !ok_first || !ok_offset {
+                return Err(Error::malformed(at as u64, "stripe index not increasing from 0"));
+            }
+            index.push((first as usize, offset as usize));
+        }
+        let body = r.pos;
+        let stripes = index
+            .into_iter()
+            .map(|(first, offset)| match body.checked_add(offset).filter(|&p| p <= end) {
+                Some(p) => Ok((first, p)),
+                None => Err(Error::malformed(body as u64, "stripe offset past the group")),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Group { buf, end, template, columns, stripes, limits })
+    }
+
+    /// The element count.
+    pub fn len(&self) -> usize {
+        self.template.len
+    }
+
+    /// Every element, stripe after stripe; each value built is charged to `budget`.
+    pub fn elements(&self, budget: &mut u64) -> Result<Vec<Value>> {
+        let mut out = Vec::with_capacity(self.len());
+        let mut totals = vec![0usize; self.columns.len()];
+        for s in 0..self.stripes.len() {
+            out.extend(self.stripe(s, budget, &mut totals)?);
+        }
+        if totals.iter().zip(&self.columns).any(|(&t, c)| t != c.count) {
+            return Err(Error::malformed(self.stripes.first().map_or(0, |s| s.1) as u64, "chunk counts do not add up to the column table's"));
+        }
+        Ok(out)
+    }
+
+    /// Element `i` (< `len`): decodes its stripe only.
+    pub fn element(&self, i: usize, budget: &mut u64) -> Result<Value> {
+        let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
+        let first = self.stripes[s].0;
+        let mut totals = vec![0usize; self.columns.len()];
+        let mut values = self.stripe(s, budget, &mut totals)?;
+        Ok(values.swap_remove(i - first))
+    }
+
+    /// Decodes stripe `s`, adding each chunk's value count to `totals`.
+    fn stripe(&self, s: usize, budget: &mut u64, totals: &mut [usize]) -> Result<Vec<Value>> {
+        let (first, dir) = self.stripes[s];
+        let next = self.stripes.get(s + 1).map_or(self.len(), |&(f, _)| f);
+        let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
+        let mut groups = self.template.clone();
+        groups.len = next - first;
+        let mut r = Reader::new(&self.buf[..stripe_end], dir, &self.limits);
+        let mut chunks = Vec::with_capacity(self.columns.len());
+        for (c, total) in self.columns.iter().zip(totals.iter_mut()) {
+            let count = r.count(0, c.count - *total, "chunk count past the column's")?;
+            let bytes = r.count(0, r.remaining(), "chunk runs past its stripe")?;
+            *total += count;
+            chunks.push((count, bytes));
+        }
+        let mut pos = r.pos;
+        for (c, &(count, bytes)) in self.columns.iter().zip(&chunks) {
+            let end = pos.checked_add(bytes).filter(|&e| e <= stripe_end).ok_or_else(|| Error::malformed(pos as u64, "chunk runs past its stripe"))?;
+            self.read_chunk(pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
+            pos = end;
+        }
+        Unshredder::new(&groups, budget).elements().map_err(|m| Error::malformed(dir as u64, m))
+    }
+
+    /// Decodes the chunk at `pos..end` of `count` values into its node's stream.
+    fn read_chunk(&self, pos: usize, end: usize, count: usize, c: Column, node: &mut Node, budget: &mut u64) -> Result<()> {
+        if count == 0 {
+            return if pos == end { Ok(()) } else { Err(Error::malformed(pos as u64, "a chunk of no values has bytes")) };
+        }
+        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
+        let pages = r.count(1, count, "chunk page count out of range")?;
+        let mut directory = Vec::with_capacity(pages);
+        if pages == 1 {
+            directory.push((count, end - r.pos));
+        } else {
+            let mut left = count;
+            for _ in 0..pages {
+                let n = r.count(1, left, "page value counts exceed the chunk's")?;
+                let len = r.count(1, r.remaining(), "page runs past its chunk")?;
+                left -= n;
+                directory.push((n, len));
+            }
+            if left != 0 {
+                return Err(Error::malformed(pos as u64, "page value counts fall short of the chunk's"));
+            }
+        }
+        let mut at = r.pos;
+        for (n, len) in directory {
+            let page_end = at.checked_add(len).filter(|&e| e <= end).ok_or_else(|| Error::malformed(at as u64, "page runs past its chunk"))?;
+            self.read_page(at, page_end, n, c.stream, node, budget)?;
+            at = page_end;
+        }
+        if at != end {
+            return Err(Error::malformed(at as u64, "chunk bytes after its last page"));
+        }
+        Ok(())
+    }
+
+    fn read_page(&self, pos: usize, end: usize, n: usize, stream: Stream, node: &mut Node, budget: &mut u64) -> Result<()> {
+        let bad = |m: &'static str| Error::malformed(pos as u64, m);
+        let page_kind = match stream {
+            Stream::Float => PageKind::Floats,
+            Stream::String => PageKind::Strings,
+            Stream::Residual => return self.read_residual(pos, end, n, node, budget),
+            _ => PageKind::Ints,
+        };
+        let ints = match decode_page(self.buf, pos, end, n, page_kind, &self.limits)? {
+            PageValues::Floats(v) => return Ok(node.floats.extend(v)),
+            PageValues::Strings(v) => return Ok(node.strings.extend(v)),
+            PageValues::Ints(v) => v,
+        };
+        match stream {
+            Stream::Kind => {
+                for k in ints {
+                    if !(0..16).contains(&k) || node.kinds & (1 << k) == 0 {
+                        return Err(bad("kind not among the node's kinds"));
+                    }
+                    node.kind.push(k as u8);
+                }
+            }
+            Stream::Bool => {
+                for b in ints {
+                    node.bools.push(match b {
+                        0 => false,
+                        1 => true,
+                        _ => return Err(bad("boolean column value not 0 or 1")),
+                    });
+                }
+            }
+            Stream::Int => node.ints.extend(ints),
+            Stream::Shape => {
+                for id in ints {
+                    node.shape.push(u32::try_from(id).ok().filter(|&id| (id as usize) < node.shapes.len()).ok_or_else(|| bad("shape id out of range"))?);
+                }
+            }
+            Stream::Len => {
+                for len in ints {
+                    node.len.push(u32::try_from(len).map_err(|_| bad("length out of range"))? as u64);
+                }
+            }
+            Stream::Key => node.keys.extend(ints),
+            Stream::Float | Stream::String | Stream::Residual => unreachable!("handled above"),
+        }
+        Ok(())
+    }
+
+    /// A residual page: n × (varint length, a Leafwire document).
+    fn read_residual(&self, pos: usize, end: usize, n: usize, node: &mut Node, budget: &mut u64) -> Result<()> {
+        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
+        for _ in 0..n {
+            let len = r.count(0, r.remaining(), "residual value runs past its page")?;
+            let at = r.pos;
+            *budget = budget.checked_sub(len as u64).ok_or_else(|| Error::malformed(at as u64, "residual values exceed the decode budget"))?;
+            let value = crate::decode(r.take(len)?).map_err(|e| Error::new(e.category(), format!("in a residual value: {}", e.message())).at(at as u64))?;
+            node.residual.push(value);
+        }
+        if r.pos != end {
+            return Err(Error::malformed(r.pos as u64, "residual page bytes after its values"));
+        }
+        Ok(())
+    }
+}
+
+/// Reads node `i` of the node table into `s` (node 0 replaces the root `s` starts with).
+fn read_node(r: &mut Reader, s: &mut Shredded, i: usize) -> Result<()> {
+    let at = r.pos;
+    let bad = |m: &'static str| Error::malformed(at as u64, m);
+    let parent = r.varint()?;
+    let role = r.u8()?;
+    let name = r.varint()?;
+    let kinds = u16::from_le_bytes([r.u8()?, r.u8()?]);
+    let flags = r.u8()?;
+    // Only the root of an empty group has no kinds.
+    if (kinds == 0 && (i != 0 || s.len != 0)) || kinds >> (kind::RESIDUAL + 1) != 0 {
+        return Err(bad("node kinds empty or unknown"));
+    }
+    if flags & !(FLAG_TUPLE | FLAG_KEYED) != 0 {
+        return Err(bad("unknown node flags"));
+    }
+    let index = if i == 0 {
+        if parent != 0 || role != 0 || name != 0 {
+            return Err(bad("node 0 is not the root"));
+        }
+        0
+    } else {
+        if parent >= i as u64 {
+            return Err(bad("node parent is not an earlier node"));
+        }
+        let parent = parent as usize;
+        let p = &s.nodes[parent];
+        let has = |k: u8| p.kinds & (1 << k) != 0;
+        let role = match (role, name) {
+            (1, id) if has(kind::OBJECT) && !p.keyed && id < s.keys.len() as u64 => Role::Field(id as u32),
+            (2, 0) if has(kind::ARRAY) && p.tuple.is_none() => Role::Element,
+            (3, pos) if p.tuple.is_some_and(|k| pos < k as u64) => Role::Position(pos as u8),
+            (4, 0) if has(kind::INTMAP) || (has(kind::OBJECT) && p.keyed) => Role::MapValue,
+            _ => return Err(bad("node role does not fit its parent")),
+        };
+        if p.child(role).is_some() {
+            return Err(bad("two nodes with one parent and role"));
+        }
+        if p.depth >= MAX_SHRED_DEPTH + 1 {
+            return Err(bad("node deeper than the shredding depth limit"));
+        }
+        s.add_node(parent, role)
+    };
+    let n = &mut s.nodes[index];
+    n.kinds = kinds;
+    n.keyed = flags & FLAG_KEYED != 0;
+    if n.keyed && kinds & (1 << kind::OBJECT) == 0 {
+        return Err(bad("keyed flag on a node without objects"));
+    }
+    if flags & FLAG_TUPLE != 0 {
+        let k = r.u8()?;
+        if kinds & (1 << kind::ARRAY) == 0 || !(1..=MAX_TUPLE).contains(&k) {
+            return Err(bad("tuple flag on a node without arrays, or tuple length out of range"));
+        }
+        n.tuple = Some(k);
+    }
+    if kinds & (1 << kind::OBJECT) != 0 && !n.keyed {
+        let shapes = r.count(1, r.remaining(), "shape count out of range")?;
+        for _ in 0..shapes {
+            let len = r.count(0, r.remaining(), "shape runs past the block")?;
+            let mut ids = Vec::with_capacity(len);
+            for _ in 0..len {
+                let at = r.pos;
+                let id = r.varint()?;
+                if id >= s.keys.len() as u64 {
+                    return Err(Error::malformed(at as u64, "shape key id out of range"));
+                }
+                ids.push(id as u32);
+            }
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if sorted.len() != ids.len() {
+                return Err(bad("shape repeats a key"));
+            }
+            if !s.nodes[index].shapes.insert(ids) {
+                return Err(bad("shape repeated"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::packed::shred::shred;
+    use crate::packed::shred::tests::{normal, value};
+
+    /// Writes `elements` as a group placed after 7 bytes of something else, and reads them
+    /// back whole and one by one.
+    fn round_trip(elements: &[Value], options: &PackOptions) -> (Vec<Value>, usize) {
+        let s = shred(elements).expect("packable");
+        let mut buf = vec![0xAB; 7];
+        write_group(&s, options, &mut buf).unwrap();
+        let g = Group::open(&buf, 7..buf.len()).unwrap();
+        assert_eq!(g.len(), elements.len());
+        let mut budget = u64::MAX;
+        let all = g.elements(&mut budget).unwrap();
+        for (i, e) in all.iter().enumerate() {
+            assert_eq!(normal(&g.element(i, &mut budget).unwrap()), normal(e));
+        }
+        (all, buf.len() - 7)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn groups_come_back(elements in prop::collection::vec(value(), 0..12), zstd in any::<bool>()) {
+            let options = PackOptions { zstd_level: zstd.then_some(3), lossy_step: None };
+            let (back, _) = round_trip(&elements, &options);
+            prop_assert_eq!(back.iter().map(normal).collect::<Vec<_>>(), elements.iter().map(normal).collect::<Vec<_>>());
+        }
+
+        /// Cut anywhere or with a byte changed, a group is an error or some value, never a
+        /// panic.
+        #[test]
+        fn damaged_groups_fail_cleanly(elements in prop::collection::vec(value(), 1..8), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
+            let s = shred(&elements).unwrap();
+            let mut buf = Vec::new();
+            write_group(&s, &PackOptions::default(), &mut buf).unwrap();
+            let decode = |b: &[u8]| Group::open(b, 0..b.len()).and_then(|g| g.elements(&mut 1_000_000));
+            let _ = decode(&buf[..cut.index(buf.len())]);
+            let mut bad = buf.clone();
+            let i = flip.0.index(bad.len());
+            bad[i] ^= flip.1.max(1);
+            let _ = decode(&bad);
+        }
+    }
+
+    #[test]
+    fn stripes_split_large_groups_and_elements_decode_alone() {
+        // 10,000 records of 2 fields: stripes close at 4,096 values of a column.
+        let elements: Vec<Value> = (0..10_000)
+            .map(|i| Value::Object([("id".to_string(), Value::Int(i)), ("v".to_string(), Value::F64(i as f64 * 0.5))].into_iter().collect()))
+            .collect();
+        let s = shred(&elements).unwrap();
+        assert_eq!(s.stripes(), 3);
+        let (back, size) = round_trip(&elements, &PackOptions::default());
+        assert_eq!(back, elements);
+        assert!(size < 200, "sequential ids and halves pack into {size} bytes");
+    }
+
+    #[test]
+    fn a_group_that_expands_past_the_budget_is_an_error() {
+        let elements = vec![Value::Array(vec![Value::Null; 100_000])];
+        let s = shred(&elements).unwrap();
+        let mut buf = Vec::new();
+        write_group(&s, &PackOptions::default(), &mut buf).unwrap();
+        let g = Group::open(&buf, 0..buf.len()).unwrap();
+        assert!(g.elements(&mut 1_000).is_err());
+        assert_eq!(g.elements(&mut 1_000_000).unwrap(), elements);
+    }
+
+    /// The shared bench data's GraphQL orders: size against the design's estimate.
+    #[test]
+    fn graphql_orders_pack_small() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+        let Ok(text) = std::fs::read(dir.join("graphql/decentraland_marketplace_orders.json")) else { return };
+        let doc = crate::json::parse(&text).unwrap();
+        let Value::Object(m) = doc else { panic!() };
+        let Value::Object(data) = &m["data"] else { panic!() };
+        let Value::Array(orders) = &data["orders"] else { panic!() };
+        let (back, size) = round_trip(orders, &PackOptions::default());
+        assert_eq!(back.iter().map(normal).collect::<Vec<_>>(), orders.iter().map(normal).collect::<Vec<_>>());
+        eprintln!("graphql orders group: {size} B");
+        assert!(size < 26_000, "{size} B");
+    }
+}
