@@ -26,7 +26,7 @@ mod tests;
 use crate::error::{Category, Error, Result};
 use crate::value::Value;
 use bits::unzigzag;
-pub use group::PackOptions;
+pub use group::{ColumnSize, PackOptions, PathStep, Stream};
 
 /// A group of fewer scalars than this is not worth its tables: the array stays ordinary.
 pub(crate) const MIN_GROUP_LEAVES: usize = 64;
@@ -37,7 +37,9 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    let Some(s) = shred::shred(elements) else { return Ok(None) };
+    let Some(s) = shred::shred(elements) else {
+        return Ok(None);
+    };
     let mut out = Vec::new();
     group::write_group(&s, options, &mut out)?;
     Ok(Some(out))
@@ -120,6 +122,32 @@ pub(crate) mod codec {
     pub const STR_HEX: u8 = 0x23;
     pub const STR_SYMBOLS: u8 = 0x24;
     pub const ZSTD: u8 = 0x30;
+
+    /// A codec's name, for reports.
+    pub fn name(byte: u8) -> &'static str {
+        match byte {
+            INT_PLAIN => "int plain",
+            INT_CONSTANT => "constant",
+            INT_FOR => "FOR",
+            INT_DELTA => "delta",
+            INT_RLE => "RLE",
+            INT_PATCHED => "patched",
+            INT_DICT => "int dictionary",
+            FLOAT_PLAIN => "float plain",
+            FLOAT_PCO => "pco",
+            FLOAT_DECIMAL => "decimal",
+            FLOAT_SPLIT => "split",
+            FLOAT_QUANTIZED => "quantized (lossy)",
+            FLOAT_DECIMAL_RESIDUAL => "decimal+residual",
+            STR_PLAIN => "string plain",
+            STR_DICT => "string dictionary",
+            STR_NUMERIC => "numeric text",
+            STR_HEX => "hex",
+            STR_SYMBOLS => "symbol table",
+            ZSTD => "zstd",
+            _ => "unknown",
+        }
+    }
 }
 
 /// The kind of values a page holds: which family of codecs its stream uses.
