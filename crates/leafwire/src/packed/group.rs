@@ -511,7 +511,14 @@ impl<'a> Group<'a> {
             self.read_chunk(pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
             pos = end;
         }
-        Unshredder::new(&groups, budget).elements().map_err(|m| Error::malformed(dir as u64, m))
+        Unshredder::new(&groups, budget).elements().map_err(|m| match m {
+            super::shred::OVER_BUDGET => Error::new(
+                crate::error::Category::LimitExceeded,
+                "the packed array decodes to more values than the decode budget allows (spec §13.6)",
+            )
+            .at(dir as u64),
+            m => Error::malformed(dir as u64, m),
+        })
     }
 
     /// Decodes the chunk at `pos..end` of `count` values into its node's stream.

@@ -42,6 +42,11 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     };
     let mut out = Vec::new();
     group::write_group(&s, options, &mut out)?;
+    // A group that decodes to more than a reader's default budget for its size (a long
+    // run of nulls, say) stays ordinary: every packed document must read back.
+    if s.decode_cost() > decode_budget(out.len()) {
+        return Ok(None);
+    }
     Ok(Some(out))
 }
 
@@ -67,6 +72,10 @@ pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
 
 /// The column group of the packed block at `payload` of `buf`.
 pub(crate) fn open_block(buf: &[u8], payload: u64) -> Result<group::Group<'_>> {
+    use crate::format::{header, FLAG_PACKED, HEADER_LEN};
+    if buf.len() < HEADER_LEN || header::flags(buf) & FLAG_PACKED == 0 {
+        return Err(Error::malformed(payload, "packed array in a document without feature bit 0 (spec §13)"));
+    }
     let (start, end) = crate::format::data::span(buf, payload)?;
     group::Group::open(buf, start..end)
 }
