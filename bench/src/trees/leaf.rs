@@ -38,15 +38,16 @@ impl TreePeer for Leafwire {
 }
 
 /// Packed mode (spec §13), lossless, without and with the zstd stage. Select reads each
-/// feature's properties through the packed array (decoding the stripe that holds it).
+/// feature's properties through a projection of the packed array's columns.
 macro_rules! packed_peer {
     ($name:ident, $label:expr, $zstd:expr) => {
         pub struct $name;
 
         impl TreePeer for $name {
             const NAME: &'static str = $label;
-            const API: &'static str = "leafwire::to_vec_packed / from_slice_owned; select: Node::packed_element(i)";
-            const SELECT: &'static str = "decodes every stripe once per element it holds (no column projection yet)";
+            const API: &'static str =
+                "leafwire::to_vec_packed / from_slice_owned; select: Node::packed_select([\"properties\"])";
+            const SELECT: &'static str = "decodes only the columns under properties (and the structure above them)";
 
             fn encode<M: Model>(m: &M) -> Result<Vec<u8>, Fail> {
                 leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None })
@@ -58,7 +59,6 @@ macro_rules! packed_peer {
             fn select(bytes: &[u8]) -> Result<Vec<Properties>, Fail> {
                 let doc = Document::open(bytes).map_err(Fail::error)?;
                 let features = doc.pointer("/features").map_err(Fail::error)?;
-                let n = features.len().map_err(Fail::error)?;
                 let text = |v: &leafwire::Value, key: &str| -> Result<String, Fail> {
                     match v {
                         leafwire::Value::Object(m) => match m.get(key) {
@@ -68,13 +68,11 @@ macro_rules! packed_peer {
                         _ => Err(Fail::Wrong("properties is not an object".into())),
                     }
                 };
-                (0..n)
-                    .map(|i| {
-                        let f = features.packed_element(i).map_err(Fail::error)?;
-                        let leafwire::Value::Object(f) = f else {
-                            return Err(Fail::Wrong("feature is not an object".into()));
-                        };
-                        let p = f.get("properties").ok_or_else(|| Fail::Wrong("no properties".into()))?;
+                features
+                    .packed_select(&["properties"])
+                    .map_err(Fail::error)?
+                    .iter()
+                    .map(|p| {
                         Ok(Properties {
                             ADMIN: text(p, "ADMIN")?,
                             ISO_A3: text(p, "ISO_A3")?,

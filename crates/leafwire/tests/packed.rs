@@ -54,6 +54,16 @@ fn packed_documents_read_back_as_the_ordinary_ones() {
         assert_eq!(doc.pointer_value("/data/rows/7/price").unwrap(), Value::Null);
         assert!(doc.pointer_value("/data/rows/500").is_err());
         assert_eq!(doc.pointer_value("/meta/source").unwrap(), Value::String("test".into()));
+        // Selective load: one field of every record, from its columns only.
+        let names = rows.packed_select(&["name"]).unwrap();
+        assert_eq!(names.len(), 500);
+        assert_eq!(names[3], Value::String("item 3".into()));
+        let deep = rows.packed_select(&["extra", "deep"]).unwrap();
+        assert_eq!(deep[3], doc.pointer_value("/data/rows/3/extra/deep").unwrap());
+        assert_eq!(deep[1], Value::Null);
+        let at = rows.packed_select(&["at"]).unwrap();
+        assert_eq!(at[2], doc.pointer_value("/data/rows/2/at").unwrap());
+        assert!(matches!(at[2], Value::Typed(_)), "numbers typed as JSON conversion types them");
     }
 }
 

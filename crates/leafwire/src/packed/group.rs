@@ -379,10 +379,61 @@ impl<'a> Group<'a> {
 
     /// Every element, stripe after stripe; each value built is charged to `budget`.
     pub fn elements(&self, budget: &mut u64) -> Result<Vec<Value>> {
+        self.elements_keeping(None, budget)
+    }
+
+    /// The part of every element below `keys` (a path of object keys from the element),
+    /// decoding only the columns on that path and below it: the selective load.
+    pub fn select(&self, keys: &[&str], budget: &mut u64) -> Result<Vec<Value>> {
+        let keep = self.nodes_on(keys);
+        let elements = self.elements_keeping(Some(&keep), budget)?;
+        Ok(elements
+            .into_iter()
+            .map(|mut v| {
+                for key in keys {
+                    v = match v {
+                        Value::Object(mut m) => m.swap_remove(*key).unwrap_or(Value::Null),
+                        _ => Value::Null,
+                    };
+                }
+                v
+            })
+            .collect())
+    }
+
+    /// The nodes a projection on `keys` reads: the ancestors of the node `keys` names and
+    /// its whole subtree.
+    fn nodes_on(&self, keys: &[&str]) -> Vec<bool> {
+        let nodes = &self.template.nodes;
+        let mut keep = vec![false; nodes.len()];
+        keep[0] = true;
+        let mut at = Some(0);
+        for key in keys {
+            let id = self.template.keys.get_index_of(*key);
+            at = at.and_then(|n| id.and_then(|id| nodes[n].child(Role::Field(id as u32))));
+            if let Some(n) = at {
+                keep[n] = true;
+            }
+        }
+        if let Some(target) = at {
+            // Children come after their parents: one pass marks the subtree.
+            let mut under = vec![false; nodes.len()];
+            under[target] = true;
+            for (i, n) in nodes.iter().enumerate().skip(target + 1) {
+                if under[n.parent] {
+                    under[i] = true;
+                    keep[i] = true;
+                }
+            }
+        }
+        keep
+    }
+
+    fn elements_keeping(&self, keep: Option<&[bool]>, budget: &mut u64) -> Result<Vec<Value>> {
         let mut out = Vec::with_capacity(self.len());
         let mut totals = vec![0usize; self.columns.len()];
         for s in 0..self.stripes.len() {
-            out.extend(self.stripe(s, budget, &mut totals)?);
+            out.extend(self.stripe(s, keep, budget, &mut totals)?);
         }
         if totals.iter().zip(&self.columns).any(|(&t, c)| t != c.count) {
             return Err(Error::malformed(
@@ -398,7 +449,7 @@ impl<'a> Group<'a> {
         let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
         let first = self.stripes[s].0;
         let mut totals = vec![0usize; self.columns.len()];
-        let mut values = self.stripe(s, budget, &mut totals)?;
+        let mut values = self.stripe(s, None, budget, &mut totals)?;
         Ok(values.swap_remove(i - first))
     }
 
@@ -488,7 +539,7 @@ impl<'a> Group<'a> {
     }
 
     /// Decodes stripe `s`, adding each chunk's value count to `totals`.
-    fn stripe(&self, s: usize, budget: &mut u64, totals: &mut [usize]) -> Result<Vec<Value>> {
+    fn stripe(&self, s: usize, keep: Option<&[bool]>, budget: &mut u64, totals: &mut [usize]) -> Result<Vec<Value>> {
         let (first, dir) = self.stripes[s];
         let next = self.stripes.get(s + 1).map_or(self.len(), |&(f, _)| f);
         let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
@@ -508,10 +559,17 @@ impl<'a> Group<'a> {
                 .checked_add(bytes)
                 .filter(|&e| e <= stripe_end)
                 .ok_or_else(|| Error::malformed(pos as u64, "chunk runs past its stripe"))?;
-            self.read_chunk(pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
+            if keep.is_none_or(|keep| keep[c.node]) {
+                self.read_chunk(pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
+            }
             pos = end;
         }
-        Unshredder::new(&groups, budget).elements().map_err(|m| match m {
+        let unshredder = Unshredder::new(&groups, budget);
+        let unshredder = match keep {
+            Some(keep) => unshredder.keeping(keep),
+            None => unshredder,
+        };
+        unshredder.elements().map_err(|m| match m {
             super::shred::OVER_BUDGET => Error::new(
                 crate::error::Category::LimitExceeded,
                 "the packed array decodes to more values than the decode budget allows (spec §13.6)",

@@ -70,6 +70,20 @@ pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
     left == 0
 }
 
+/// Whether `v` holds a non-empty array whose elements are all numbers or arrays: what
+/// §11's typing may turn into a typed array.
+fn has_number_arrays(v: &Value) -> bool {
+    match v {
+        Value::Array(items) => {
+            let numeric = |i: &Value| matches!(i, Value::Int(_) | Value::UInt(_) | Value::F64(_) | Value::F32(_) | Value::Array(_));
+            (!items.is_empty() && items.iter().all(numeric)) || items.iter().any(has_number_arrays)
+        }
+        Value::Object(m) => m.values().any(has_number_arrays),
+        Value::IntMap(m) => m.values().any(has_number_arrays),
+        _ => false,
+    }
+}
+
 /// The column group of the packed block at `payload` of `buf`.
 pub(crate) fn open_block(buf: &[u8], payload: u64) -> Result<group::Group<'_>> {
     use crate::format::{header, FLAG_PACKED, HEADER_LEN};
@@ -103,6 +117,9 @@ pub(crate) fn decode_block_typed(buf: &[u8], payload: u64, max_depth: usize) -> 
 
 /// A value from a group's columns with its arrays of numbers typed as §11 types them.
 pub(crate) fn as_decoded(value: Value, max_depth: usize) -> Result<Value> {
+    if !has_number_arrays(&value) {
+        return Ok(value);
+    }
     let doc = crate::recode::encode_as_json_would(&value, max_depth)?;
     crate::decode_with(&doc, max_depth)
 }

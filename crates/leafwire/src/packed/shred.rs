@@ -406,11 +406,20 @@ pub(crate) struct Unshredder<'s, 'b> {
     s: &'s Shredded,
     cursors: Vec<Cursor>,
     budget: &'b mut u64,
+    /// When set, only the nodes marked here are read: an object leaves out the fields
+    /// whose nodes are not (a projection; their columns need not be decoded).
+    keep: Option<&'s [bool]>,
 }
 
 impl<'s, 'b> Unshredder<'s, 'b> {
     pub fn new(s: &'s Shredded, budget: &'b mut u64) -> Self {
-        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], budget }
+        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], budget, keep: None }
+    }
+
+    /// Reads only the nodes marked in `keep` (which must hold every kept node's parent).
+    pub fn keeping(mut self, keep: &'s [bool]) -> Self {
+        self.keep = Some(keep);
+        self
     }
 
     /// All `s.len` elements; every stream must be used up exactly.
@@ -494,7 +503,11 @@ impl<'s, 'b> Unshredder<'s, 'b> {
                 map.reserve(ids.len());
                 for &id in ids {
                     let key = s.keys.get_index(id as usize).ok_or("key id out of range")?;
-                    let value = self.read(n.child(Role::Field(id)).ok_or("a field has no node")?)?;
+                    let child = n.child(Role::Field(id)).ok_or("a field has no node")?;
+                    if self.keep.is_some_and(|keep| !keep[child]) {
+                        continue;
+                    }
+                    let value = self.read(child)?;
                     map.insert(key.clone(), value);
                 }
                 map.into()

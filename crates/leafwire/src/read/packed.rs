@@ -29,6 +29,18 @@ impl<'a> Node<'a> {
         packed::as_decoded(element, crate::DEFAULT_MAX_DEPTH)
     }
 
+    /// The value under the object keys `keys` in every element of a packed array (`Null`
+    /// where an element lacks them), decoding only the columns below those keys: how to
+    /// read one field of all records without touching the rest.
+    pub fn packed_select(&self, keys: &[&str]) -> Result<Vec<Value>> {
+        if self.tag != tag::PACKED {
+            return Err(Error::wrong_type("a packed array", self.kind()));
+        }
+        let group = packed::open_block(self.buf, self.payload)?;
+        let values = group.select(keys, &mut packed::decode_budget(self.buf.len()))?;
+        values.into_iter().map(|v| packed::as_decoded(v, crate::DEFAULT_MAX_DEPTH)).collect()
+    }
+
     /// The columns of a packed array with their sizes: (path below the elements, column).
     pub fn packed_columns(&self) -> Result<Vec<(Vec<packed::PathStep>, packed::ColumnSize)>> {
         if self.tag != tag::PACKED {
