@@ -3,9 +3,10 @@
 
 use leafwire::Document;
 
-use super::model::{Model, Properties};
+use super::model::{FeatureCollection as FeatureCollectionModel, Model, Properties};
 use super::peer::TreePeer;
-use crate::harness::Fail;
+use super::ELEMENT;
+use crate::harness::{Case, Fail, Row, Session};
 
 pub struct Leafwire;
 
@@ -87,3 +88,36 @@ macro_rules! packed_peer {
 
 packed_peer!(LeafwirePacked, "leafwire (packed)", None);
 packed_peer!(LeafwirePackedZstd, "leafwire (packed, zstd -19)", Some(19));
+
+/// Open + read one value of one element, ordinary (a lazy pointer) and packed (the
+/// element's stripe, only the columns on the path).
+pub fn element_rows<'a>(dataset: &'a str, model: &'a FeatureCollectionModel, s: &mut Session<'a>) {
+    let expected = model.features[17].properties.ADMIN.clone();
+    let ordinary = leafwire::to_vec(model).expect("encodes");
+    let check = |got: Result<String, leafwire::Error>| match got {
+        Ok(v) if v == expected => Ok(()),
+        Ok(v) => Err(Fail::Wrong(format!("read {v:?}"))),
+        Err(e) => Err(Fail::error(e)),
+    };
+    let read_ordinary = move |b: &[u8]| -> Result<String, leafwire::Error> {
+        Ok(Document::open(b)?.pointer(ELEMENT)?.as_str()?.to_string())
+    };
+    let read_packed = move |b: &[u8]| -> Result<String, leafwire::Error> {
+        match Document::open(b)?.pointer_value(ELEMENT)? {
+            leafwire::Value::String(s) => Ok(s),
+            other => Ok(format!("{other:?}")),
+        }
+    };
+    let ok = check(read_ordinary(&ordinary));
+    s.checked(Row::new(dataset, "element", Leafwire::NAME), ok, move || {
+        Case::new(move || read_ordinary(&ordinary).expect("checked"))
+    });
+    for (name, zstd) in [(LeafwirePacked::NAME, None), (LeafwirePackedZstd::NAME, Some(19))] {
+        let packed = leafwire::to_vec_packed(model, &leafwire::PackOptions { zstd_level: zstd, lossy_step: None })
+            .expect("encodes");
+        let ok = check(read_packed(&packed));
+        s.checked(Row::new(dataset, "element", name), ok, move || {
+            Case::new(move || read_packed(&packed).expect("checked"))
+        });
+    }
+}

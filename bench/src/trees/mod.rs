@@ -114,6 +114,9 @@ pub fn run_graphql(ctx: &Ctx) -> Report {
     r
 }
 
+/// The value the `element` rows read: one property of one feature.
+pub const ELEMENT: &str = "/features/17/properties/ADMIN";
+
 pub fn run_geojson(ctx: &Ctx) -> Report {
     let mut r = report("geojson", "Tree-Buf's GeoJSON benchmark (seed 002)", ctx);
     let name = data::name(data::COUNTRIES);
@@ -126,11 +129,16 @@ pub fn run_geojson(ctx: &Ctx) -> Report {
         (p.run)(&name, &model, Some(&props), &mut s);
     }
     missing_rows(&name, &["size", "encode", "decode", "roundtrip", "select"], &mut s);
+    #[cfg(feature = "leafwire")]
+    leaf::element_rows(&name, &model, &mut s);
     r.rows = s.run(&ctx.plan);
     r.notes = COMMON_NOTES.iter().map(|n| n.to_string()).collect();
     r.notes.push(format!(
         "select: ADMIN, ISO_A3 and ISO_A2 of all {} features, without their geometry; each peer's way is in the row's note.",
         props.len()
+    ));
+    r.notes.push(format!(
+        "element: open the document and read {ELEMENT} (one value of one element), Leafwire modes only."
     ));
     r.extra = json!({
         "json_bytes": text.len(),

@@ -75,6 +75,17 @@ pub(crate) fn streams(n: &Node) -> impl Iterator<Item = Stream> {
     .filter_map(|(present, s)| present.then_some(s))
 }
 
+/// The value under `keys` in a projected element (`Null` where it lacks them).
+fn below(mut v: Value, keys: &[&str]) -> Value {
+    for key in keys {
+        v = match v {
+            Value::Object(mut m) => m.swap_remove(*key).unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+    }
+    v
+}
+
 /// The size of one column of a packed array, for `leafwire stats`.
 #[derive(Debug, Clone)]
 pub struct ColumnSize {
@@ -383,50 +394,47 @@ impl<'a> Group<'a> {
     }
 
     /// The part of every element below `keys` (a path of object keys from the element),
-    /// decoding only the columns on that path and below it: the selective load.
-    pub fn select(&self, keys: &[&str], budget: &mut u64) -> Result<Vec<Value>> {
-        let keep = self.nodes_on(keys);
+    /// decoding only the columns on that path and below it: the selective load. Returns
+    /// the values and how many of `keys` the projection followed (it stops at the first
+    /// key that no object at that path has; the caller steps through the rest).
+    pub fn select(&self, keys: &[&str], budget: &mut u64) -> Result<(Vec<Value>, usize)> {
+        let (keep, used) = self.nodes_on(keys);
         let elements = self.elements_keeping(Some(&keep), budget)?;
-        Ok(elements
-            .into_iter()
-            .map(|mut v| {
-                for key in keys {
-                    v = match v {
-                        Value::Object(mut m) => m.swap_remove(*key).unwrap_or(Value::Null),
-                        _ => Value::Null,
-                    };
-                }
-                v
-            })
-            .collect())
+        Ok((elements.into_iter().map(|v| below(v, &keys[..used])).collect(), used))
     }
 
-    /// The nodes a projection on `keys` reads: the ancestors of the node `keys` names and
-    /// its whole subtree.
-    fn nodes_on(&self, keys: &[&str]) -> Vec<bool> {
+    /// As [`Group::select`] for element `i` alone: decodes its stripe's columns on the path.
+    pub fn element_select(&self, i: usize, keys: &[&str], budget: &mut u64) -> Result<(Value, usize)> {
+        let (keep, used) = self.nodes_on(keys);
+        let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
+        let mut totals = vec![0usize; self.columns.len()];
+        let mut values = self.stripe(s, Some(&keep), budget, &mut totals)?;
+        Ok((below(values.swap_remove(i - self.stripes[s].0), &keys[..used]), used))
+    }
+
+    /// The nodes a projection on `keys` reads, and how many keys it follows: the ancestors
+    /// of the node the followed keys name, and that node's whole subtree.
+    fn nodes_on(&self, keys: &[&str]) -> (Vec<bool>, usize) {
         let nodes = &self.template.nodes;
         let mut keep = vec![false; nodes.len()];
         keep[0] = true;
-        let mut at = Some(0);
+        let (mut at, mut used) = (0, 0);
         for key in keys {
-            let id = self.template.keys.get_index_of(*key);
-            at = at.and_then(|n| id.and_then(|id| nodes[n].child(Role::Field(id as u32))));
-            if let Some(n) = at {
-                keep[n] = true;
+            let child = self.template.keys.get_index_of(*key).and_then(|id| nodes[at].child(Role::Field(id as u32)));
+            let Some(child) = child else { break };
+            keep[child] = true;
+            (at, used) = (child, used + 1);
+        }
+        // Children come after their parents: one pass marks the subtree.
+        let mut under = vec![false; nodes.len()];
+        under[at] = true;
+        for (i, n) in nodes.iter().enumerate().skip(at + 1) {
+            if under[n.parent] {
+                under[i] = true;
+                keep[i] = true;
             }
         }
-        if let Some(target) = at {
-            // Children come after their parents: one pass marks the subtree.
-            let mut under = vec![false; nodes.len()];
-            under[target] = true;
-            for (i, n) in nodes.iter().enumerate().skip(target + 1) {
-                if under[n.parent] {
-                    under[i] = true;
-                    keep[i] = true;
-                }
-            }
-        }
-        keep
+        (keep, used)
     }
 
     fn elements_keeping(&self, keep: Option<&[bool]>, budget: &mut u64) -> Result<Vec<Value>> {

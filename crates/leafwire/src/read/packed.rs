@@ -37,8 +37,20 @@ impl<'a> Node<'a> {
             return Err(Error::wrong_type("a packed array", self.kind()));
         }
         let group = packed::open_block(self.buf, self.payload)?;
-        let values = group.select(keys, &mut packed::decode_budget(self.buf.len()))?;
-        values.into_iter().map(|v| packed::as_decoded(v, crate::DEFAULT_MAX_DEPTH)).collect()
+        let (values, used) = group.select(keys, &mut packed::decode_budget(self.buf.len()))?;
+        values
+            .into_iter()
+            .map(|v| {
+                let mut v = packed::as_decoded(v, crate::DEFAULT_MAX_DEPTH)?;
+                for key in &keys[used..] {
+                    v = match v {
+                        Value::Object(mut m) => m.swap_remove(*key).unwrap_or(Value::Null),
+                        _ => Value::Null,
+                    };
+                }
+                Ok(v)
+            })
+            .collect()
     }
 
     /// The columns of a packed array with their sizes: (path below the elements, column).
@@ -48,6 +60,18 @@ impl<'a> Node<'a> {
         }
         let group = packed::open_block(self.buf, self.payload)?;
         Ok(group.column_sizes()?.into_iter().map(|c| (group.path(c.node), c)).collect())
+    }
+
+    /// Element `i`'s value under the leading object keys of `tokens`, decoding only the
+    /// columns on that path in its stripe; with how many tokens were followed.
+    fn packed_element_below(&self, i: usize, tokens: &[&[u8]]) -> Result<(Value, usize)> {
+        let group = packed::open_block(self.buf, self.payload)?;
+        if i >= group.len() {
+            return Err(super::lookup::out_of_range(i, group.len(), self.payload));
+        }
+        let keys: Vec<&str> = tokens.iter().map_while(|t| std::str::from_utf8(t).ok()).collect();
+        let (value, used) = group.element_select(i, &keys, &mut packed::decode_budget(self.buf.len()))?;
+        Ok((packed::as_decoded(value, crate::DEFAULT_MAX_DEPTH)?, used))
     }
 
     pub(super) fn packed_len(&self) -> Result<usize> {
@@ -66,11 +90,12 @@ impl Document<'_> {
         while let Some(step) = steps.next() {
             if node.is_packed() {
                 let i = step.index().ok_or_else(|| not_an_index(step.bytes()))?;
-                let mut value = node.packed_element(i)?;
-                for step in steps {
-                    value = step_into(value, step.bytes())?;
+                let rest: Vec<&[u8]> = steps.map(|s| s.key()).collect();
+                let mut value = node.packed_element_below(i, &rest)?;
+                for token in &rest[value.1..] {
+                    value.0 = step_into(value.0, token)?;
                 }
-                return Ok(value);
+                return Ok(value.0);
             }
             node = walk(node, std::iter::once(step)).map_err(|e| e.with_path(pointer))?;
         }

@@ -40,6 +40,13 @@ pub(super) struct Step {
     index: Option<usize>,
 }
 
+impl Step {
+    /// The token, unescaped.
+    pub(super) fn key(&self) -> &[u8] {
+        &self.key
+    }
+}
+
 impl Pointer {
     /// Parses a JSON Pointer: empty (the root) or `/`-separated tokens, with `~0` for `~`
     /// and `~1` for `/`.
