@@ -121,3 +121,26 @@ fn shared_corpus_round_trips_packed() {
         eprintln!("{name}: {} B ordinary, {} B packed", ordinary.len(), packed.len());
     }
 }
+
+/// Typed arrays come back with their element type: those that decoding would retype
+/// (an i64 array of small numbers, f32, bool) are not shredded.
+#[test]
+fn typed_arrays_keep_their_element_type() {
+    use leafwire::{TypedArray, TypedData};
+    let typed = |d: TypedData| Value::Typed(TypedArray::new(d));
+    let value = Value::Object(
+        [
+            ("i64_small".to_string(), typed(TypedData::I64((0..100).collect()))),
+            ("i16".to_string(), typed(TypedData::I16((0..100).map(|i| i * 300).collect()))),
+            ("f32".to_string(), typed(TypedData::F32((0..100).map(|i| i as f32 * 0.5).collect()))),
+            ("f64".to_string(), typed(TypedData::F64((0..100).map(|i| i as f64 * 0.25).collect()))),
+            ("rows".to_string(), Value::Array((0..40).map(|i| typed(TypedData::I64(vec![i, i << 40]))).collect())),
+        ]
+        .into_iter()
+        .collect(),
+    );
+    let packed = encode_packed(&value, &PackOptions::default()).unwrap();
+    validate(&packed).unwrap();
+    let back = decode(&packed).unwrap();
+    assert_eq!(back, decode(&encode(&value).unwrap()).unwrap());
+}

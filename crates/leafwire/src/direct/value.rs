@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use super::{too_many_children, write_document, Child, KeyTable, Keys, Levels, Node, Source, TypedBlock, POINTER};
 use crate::error::{Category, Error, Result};
-use crate::format::numbers::signed_width;
 use crate::format::header;
+use crate::format::numbers::signed_width;
 use crate::format::{is_bignum_text, tag, FLAG_PACKED};
 use crate::packed::{self, PackOptions};
 use crate::value::{TypedArray, Value};
@@ -15,8 +15,15 @@ use crate::value::{TypedArray, Value};
 /// `pack`, its large arrays become packed arrays (spec §13).
 pub(crate) fn encode_value(value: &Value, max_depth: usize, pack: Option<&PackOptions>) -> Result<Vec<u8>> {
     let (levels, keys) = SCRATCH.take();
-    let mut planner =
-        Planner { levels, keys: keys.recycle(), blocks: Vec::new(), typed: Vec::new(), packed: Vec::new(), pack, max_depth };
+    let mut planner = Planner {
+        levels,
+        keys: keys.recycle(),
+        blocks: Vec::new(),
+        typed: Vec::new(),
+        packed: Vec::new(),
+        pack,
+        max_depth,
+    };
     let bytes = planner.encode(value);
     let Planner { mut levels, keys, .. } = planner;
     if levels.heap_size() + keys.heap_size() <= SCRATCH_LIMIT {
@@ -66,10 +73,12 @@ impl<'a> Planner<'a> {
         let Some(options) = self.pack else { return Ok(None) };
         let block = match v {
             Value::Array(items) => packed::pack(items, options)?,
-            Value::Typed(t) if t.len() >= packed::MIN_GROUP_LEAVES => match t.to_nested() {
-                Value::Array(items) => packed::pack(&items, options)?,
-                _ => None,
-            },
+            Value::Typed(t) if t.len() >= packed::MIN_GROUP_LEAVES && packed::shred::retyped_as_is(t) => {
+                match t.to_nested() {
+                    Value::Array(items) => packed::pack(&items, options)?,
+                    _ => None,
+                }
+            }
             _ => None,
         };
         let Some(block) = block else { return Ok(None) };
@@ -95,7 +104,10 @@ impl<'a> Planner<'a> {
             Value::Bytes(b) => self.block(tag::BYTES, b),
             Value::BigNum(s) => {
                 if !is_bignum_text(s.as_bytes()) || s.parse::<i64>().is_ok() || s.parse::<u64>().is_ok() {
-                    return Err(Error::new(Category::NotRepresentable, format!("BigNum({s:?}) is not an integer outside i64 and u64 (spec §5.1)")));
+                    return Err(Error::new(
+                        Category::NotRepresentable,
+                        format!("BigNum({s:?}) is not an integer outside i64 and u64 (spec §5.1)"),
+                    ));
                 }
                 self.block(tag::BIGNUM, s.as_bytes())
             }
@@ -194,7 +206,12 @@ impl Source for Blocks<'_, '_> {
 
     fn typed(&self, child: &Child) -> TypedBlock<'_> {
         let t = self.typed[child.value as usize];
-        TypedBlock { element: t.element_type(), shape: t.shape().iter().map(|&d| d as u64).collect(), data: t.data().le_bytes(), mask: t.int_mask().map(Cow::Borrowed) }
+        TypedBlock {
+            element: t.element_type(),
+            shape: t.shape().iter().map(|&d| d as u64).collect(),
+            data: t.data().le_bytes(),
+            mask: t.int_mask().map(Cow::Borrowed),
+        }
     }
 }
 
@@ -213,7 +230,8 @@ mod tests {
     fn into_garbage_memory_writes_the_streamed_bytes() {
         let mut json = String::from(r#"{"e": [], "o": {}, "s": "text", "n": [1, -2, 3.5, null, true], "objs": ["#);
         for i in 0..300 {
-            json += &format!(r#"{{"k{i}": {i}, "s": "{}", "empty": [], "u": 18446744073709551615}},"#, "x".repeat(i % 17));
+            json +=
+                &format!(r#"{{"k{i}": {i}, "s": "{}", "empty": [], "u": 18446744073709551615}},"#, "x".repeat(i % 17));
         }
         json += "{}]}";
         let Value::Object(mut map) = crate::json::parse(json.as_bytes()).unwrap() else { panic!("an object") };
@@ -226,7 +244,15 @@ mod tests {
         map.insert("typed".into(), Value::Array(typed));
         let value = Value::Object(map);
 
-        let mut planner = Planner { levels: Levels::default(), keys: KeyTable::default(), blocks: Vec::new(), typed: Vec::new(), packed: Vec::new(), pack: None, max_depth: 128 };
+        let mut planner = Planner {
+            levels: Levels::default(),
+            keys: KeyTable::default(),
+            blocks: Vec::new(),
+            typed: Vec::new(),
+            packed: Vec::new(),
+            pack: None,
+            max_depth: 128,
+        };
         let (tag, v, _) = planner.visit(&value, 0).unwrap();
         let root = Child { tag, key: 0, value: v };
         let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, packed: &planner.packed };

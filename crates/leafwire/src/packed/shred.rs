@@ -238,7 +238,11 @@ fn decide_keyed(s: &Shredded, d: &mut Decisions) {
 
 fn decide_tuples(s: &Shredded, d: &mut Decisions) {
     for (i, n) in s.nodes.iter().enumerate() {
-        if n.kinds & (1 << kind::ARRAY) != 0 && n.min_len == n.max_len && (1..=MAX_TUPLE).contains(&n.max_len) && !n.nested_elements {
+        if n.kinds & (1 << kind::ARRAY) != 0
+            && n.min_len == n.max_len
+            && (1..=MAX_TUPLE).contains(&n.max_len)
+            && !n.nested_elements
+        {
             d.tuples.insert(path(s, i), n.max_len as u8);
         }
     }
@@ -296,6 +300,9 @@ impl Walker<'_, '_> {
             Value::UInt(x) if *x <= i64::MAX as u64 => kind::INT,
             Value::F64(_) => kind::FLOAT,
             Value::String(_) => kind::STRING,
+            // A typed array that decoding (which types numbers as JSON text is typed, spec
+            // §13) would not give back with its element type is kept whole.
+            Value::Typed(t) if !retyped_as_is(t) => kind::RESIDUAL,
             Value::Array(_) | Value::Typed(_) => kind::ARRAY,
             Value::Object(_) => kind::OBJECT,
             Value::IntMap(_) => kind::INTMAP,
@@ -328,7 +335,8 @@ impl Walker<'_, '_> {
         let len = items.len() as u64;
         n.min_len = n.min_len.min(len);
         n.max_len = n.max_len.max(len);
-        n.nested_elements |= items.iter().any(|e| matches!(e, Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_)));
+        n.nested_elements |=
+            items.iter().any(|e| matches!(e, Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_)));
         match self.decisions.tuples.get(&self.path) {
             Some(&k) if k as usize == items.len() => {
                 n.tuple = Some(k);
@@ -376,6 +384,26 @@ impl Walker<'_, '_> {
             self.descend(node, Role::MapValue, v)?;
         }
         Some(())
+    }
+}
+
+/// Whether decoding gives `t` back as it is: a non-empty f64 array, or an integer array
+/// of the narrowest type that holds its values (spec §11's order).
+pub(crate) fn retyped_as_is(t: &crate::TypedArray) -> bool {
+    use crate::format::ElementType::*;
+    if t.is_empty() || t.shape().contains(&0) {
+        return false;
+    }
+    match t.element_type() {
+        F64 => true,
+        I8 | U8 | I16 | U16 | I32 | U32 | I64 => {
+            let (lo, hi) = (0..t.len()).fold((i64::MAX, i64::MIN), |(lo, hi), i| match t.element(i) {
+                Value::Int(x) => (lo.min(x), hi.max(x)),
+                _ => (i64::MIN, i64::MAX),
+            });
+            crate::builder::narrowest_int(lo, hi) == t.element_type()
+        }
+        _ => false,
     }
 }
 
@@ -451,11 +479,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         self.charge(1)?;
         let s = self.s;
         let n = &s.nodes[node];
-        let k = if n.mixed() {
-            next(&n.kind, &mut self.cursors[node].kind)?
-        } else {
-            n.kinds.trailing_zeros() as u8
-        };
+        let k = if n.mixed() { next(&n.kind, &mut self.cursors[node].kind)? } else { n.kinds.trailing_zeros() as u8 };
         let c = &mut self.cursors[node];
         Ok(match k {
             kind::NULL => Value::Null,
@@ -488,7 +512,10 @@ impl<'s, 'b> Unshredder<'s, 'b> {
                 let mut map = Map::default();
                 for _ in 0..len {
                     let id = next(&n.keys, &mut self.cursors[node].keys)?;
-                    let key = s.keys.get_index(usize::try_from(id).map_err(|_| "key id out of range")?).ok_or("key id out of range")?;
+                    let key = s
+                        .keys
+                        .get_index(usize::try_from(id).map_err(|_| "key id out of range")?)
+                        .ok_or("key id out of range")?;
                     let value = self.read(values.ok_or("a keyed object has no value node")?)?;
                     if map.insert(key.clone(), value).is_some() {
                         return Err("a keyed object repeats a key");
@@ -581,7 +608,8 @@ pub(crate) mod tests {
             "[a-c]{0,3}".prop_map(Value::String),
             prop::collection::vec(any::<u8>(), 0..4).prop_map(Value::Bytes),
             Just(Value::UInt(u64::MAX)),
-            prop::collection::vec(any::<f64>(), 0..5).prop_map(|v| Value::Typed(crate::TypedArray::new(crate::TypedData::F64(v)))),
+            prop::collection::vec(any::<f64>(), 0..5)
+                .prop_map(|v| Value::Typed(crate::TypedArray::new(crate::TypedData::F64(v)))),
         ]
     }
 
@@ -589,7 +617,8 @@ pub(crate) mod tests {
         leaf().prop_recursive(5, 64, 6, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-                prop::collection::vec(("[a-d]{1,2}", inner.clone()), 0..5).prop_map(|p| Value::Object(p.into_iter().collect())),
+                prop::collection::vec(("[a-d]{1,2}", inner.clone()), 0..5)
+                    .prop_map(|p| Value::Object(p.into_iter().collect())),
                 prop::collection::vec((-2i64..2, inner), 0..3).prop_map(|p| Value::IntMap(p.into_iter().collect())),
             ]
         })
