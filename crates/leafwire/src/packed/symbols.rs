@@ -21,6 +21,9 @@ const ROUNDS: usize = 5;
 pub(crate) struct SymbolTable {
     symbols: Vec<Vec<u8>>,
     by_first: Vec<Vec<u8>>,
+    /// Each symbol as a `Unit` (its bytes in a u64) and the mask of its length, so that a
+    /// match is one comparison of the text's next 8 bytes.
+    words: Vec<(u64, u64)>,
 }
 
 impl SymbolTable {
@@ -33,13 +36,21 @@ impl SymbolTable {
         for list in &mut by_first {
             list.sort_by(|&a, &b| symbols[b as usize].len().cmp(&symbols[a as usize].len()).then(a.cmp(&b)));
         }
-        SymbolTable { symbols, by_first }
+        let words = symbols.iter().map(|s| (Unit::of(s).0, u64::MAX >> (64 - 8 * s.len() as u32))).collect();
+        SymbolTable { symbols, by_first, words }
     }
 
-    /// The longest symbol that `text` starts with.
+    /// The longest symbol that `text` (not empty) starts with.
     #[inline]
     fn longest(&self, text: &[u8]) -> Option<u8> {
-        self.by_first[text[0] as usize].iter().copied().find(|&c| text.starts_with(&self.symbols[c as usize]))
+        let mut next = [0u8; 8];
+        let n = text.len().min(8);
+        next[..n].copy_from_slice(&text[..n]);
+        let word = u64::from_le_bytes(next);
+        self.by_first[text[0] as usize].iter().copied().find(|&c| {
+            let (sym, mask) = self.words[c as usize];
+            self.symbols[c as usize].len() <= n && word & mask == sym
+        })
     }
 
     /// Calls `emit` with each unit of the greedy parse of `text`: a symbol's code, or
@@ -68,36 +79,85 @@ impl SymbolTable {
     }
 }
 
+/// A unit of 1–8 bytes as a hash key: its bytes little-endian in a u64, and its length
+/// (counting without allocating; the table is the same as with the bytes themselves).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Unit(u64, u8);
+
+impl Unit {
+    fn of(bytes: &[u8]) -> Unit {
+        Unit(bytes.iter().enumerate().fold(0, |k, (i, &b)| k | (b as u64) << (8 * i)), bytes.len() as u8)
+    }
+
+    /// `self` followed by `next`, if that is 8 bytes or fewer.
+    fn then(self, next: Unit) -> Option<Unit> {
+        let len = self.1 + next.1;
+        (len as usize <= MAX_SYMBOL_LEN).then(|| Unit(self.0 | next.0 << (8 * self.1 as u32), len))
+    }
+
+    fn bytes(self) -> Vec<u8> {
+        self.0.to_le_bytes()[..self.1 as usize].to_vec()
+    }
+}
+
 /// Trains a table on `values` (the caller passes the sample).
 pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
     let mut table = SymbolTable::new(Vec::new());
+    let mut counts: FxHashMap<Unit, usize> = FxHashMap::default();
     for _ in 0..ROUNDS {
-        let mut counts: FxHashMap<Vec<u8>, usize> = FxHashMap::default();
+        counts.clear();
         for v in values {
-            let mut prev: Option<Vec<u8>> = None;
+            let mut prev: Option<Unit> = None;
             table.parse(v.as_ref().as_bytes(), |_, unit| {
-                *counts.entry(unit.to_vec()).or_default() += 1;
-                if let Some(p) = &prev {
-                    if p.len() + unit.len() <= MAX_SYMBOL_LEN {
-                        let mut pair = p.clone();
-                        pair.extend_from_slice(unit);
-                        *counts.entry(pair).or_default() += 1;
-                    }
+                let unit = Unit::of(unit);
+                *counts.entry(unit).or_default() += 1;
+                if let Some(pair) = prev.and_then(|p| p.then(unit)) {
+                    *counts.entry(pair).or_default() += 1;
                 }
-                prev = Some(unit.to_vec());
+                prev = Some(unit);
             });
         }
         // Gain: the bytes a symbol covers, less what it costs in the table (length byte and
         // its bytes), so a small page does not pay for symbols it hardly uses.
         let mut ranked: Vec<(usize, Vec<u8>)> = counts
-            .into_iter()
-            .filter_map(|(s, c)| (c * s.len()).checked_sub(1 + s.len()).filter(|&g| g > 0).map(|g| (g, s)))
+            .iter()
+            .filter_map(|(&s, &c)| {
+                let len = s.1 as usize;
+                (c * len).checked_sub(1 + len).filter(|&g| g > 0).map(|g| (g, s.bytes()))
+            })
             .collect();
         ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         ranked.truncate(MAX_SYMBOLS);
         table = SymbolTable::new(ranked.into_iter().map(|(_, s)| s).collect());
     }
     table
+}
+
+/// The table [`train`] makes of `sample`, remembered for the last few samples: the
+/// selector tries a codec on the page's sample and then encodes the page, whose sample is
+/// the same, so the table would otherwise be trained twice or more per page.
+fn trained(sample: &[&str]) -> std::rc::Rc<SymbolTable> {
+    use std::hash::{Hash, Hasher};
+    thread_local! {
+        static RECENT: std::cell::RefCell<Vec<(u64, Vec<String>, std::rc::Rc<SymbolTable>)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let mut h = rustc_hash::FxHasher::default();
+    sample.hash(&mut h);
+    let key = h.finish();
+    RECENT.with(|recent| {
+        let mut recent = recent.borrow_mut();
+        if let Some((_, _, table)) =
+            recent.iter().find(|(k, s, _)| *k == key && s.iter().map(String::as_str).eq(sample.iter().copied()))
+        {
+            return table.clone();
+        }
+        let table = std::rc::Rc::new(train(sample));
+        if recent.len() == 4 {
+            recent.remove(0);
+        }
+        recent.push((key, sample.iter().map(|s| s.to_string()).collect(), table.clone()));
+        table
+    })
 }
 
 /// Writes the symbol-table stream of `values` (not empty), its encoded lengths with
@@ -109,7 +169,7 @@ pub(crate) fn write_symbols<S: AsRef<str>>(
     out: &mut Vec<u8>,
 ) -> Result<()> {
     let refs: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
-    let table = train(&sample(&refs));
+    let table = trained(&sample(&refs));
     let mut encoded = Vec::new();
     let mut lens = Vec::with_capacity(values.len());
     for v in values {

@@ -1,0 +1,22 @@
+//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|select N` packs the
+//! JSON file and runs one operation N times (for callgrind or `time`).
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let text = std::fs::read(&args[1]).expect("readable JSON file");
+    let reps: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(10);
+    let value = leafwire::json::parse(&text).expect("valid JSON");
+    let options = leafwire::PackOptions::default();
+    let packed = leafwire::encode_packed(&value, &options).expect("packs");
+    let started = std::time::Instant::now();
+    let mut sink = 0usize;
+    for _ in 0..reps {
+        sink += match args[2].as_str() {
+            "encode" => leafwire::encode_packed(&value, &options).expect("packs").len(),
+            "decode" => leafwire::decode(&packed).map(|v| matches!(v, leafwire::Value::Null) as usize).expect("decodes"),
+            "unpacked" => leafwire::unpack(&packed).expect("unpacks").len(),
+            other => panic!("unknown operation {other}"),
+        };
+    }
+    eprintln!("{} × {}: {:?} each ({sink})", args[2], reps, started.elapsed() / reps as u32);
+}
