@@ -572,6 +572,9 @@ impl<'a> Group<'a> {
             }
             pos = end;
         }
+        if pos != stripe_end {
+            return Err(Error::malformed(pos as u64, "bytes after the stripe's last chunk"));
+        }
         let unshredder = Unshredder::new(&groups, budget);
         let unshredder = match keep {
             Some(keep) => unshredder.keeping(keep),
@@ -703,9 +706,13 @@ impl<'a> Group<'a> {
         for _ in 0..n {
             let len = r.count(0, r.remaining(), "residual value runs past its page")?;
             let at = r.pos;
-            *budget = budget
-                .checked_sub(len as u64)
-                .ok_or_else(|| Error::malformed(at as u64, "residual values exceed the decode budget"))?;
+            *budget = budget.checked_sub(len as u64).ok_or_else(|| {
+                Error::new(
+                    crate::error::Category::LimitExceeded,
+                    "residual values exceed the decode budget (spec §13.6)",
+                )
+                .at(at as u64)
+            })?;
             let value = crate::decode(r.take(len)?)
                 .map_err(|e| Error::new(e.category(), format!("in a residual value: {}", e.message())).at(at as u64))?;
             node.residual.push(value);

@@ -70,12 +70,25 @@ pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
     left == 0
 }
 
+/// How many containers deep `v` nests (a scalar: 0).
+fn nesting(v: &Value) -> usize {
+    match v {
+        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
+        Value::Object(m) => 1 + m.values().map(nesting).max().unwrap_or(0),
+        Value::IntMap(m) => 1 + m.values().map(nesting).max().unwrap_or(0),
+        Value::Typed(t) => t.shape().len(),
+        _ => 0,
+    }
+}
+
 /// Whether `v` holds a non-empty array whose elements are all numbers or arrays: what
 /// §11's typing may turn into a typed array.
 fn has_number_arrays(v: &Value) -> bool {
     match v {
         Value::Array(items) => {
-            let numeric = |i: &Value| matches!(i, Value::Int(_) | Value::UInt(_) | Value::F64(_) | Value::F32(_) | Value::Array(_));
+            let numeric = |i: &Value| {
+                matches!(i, Value::Int(_) | Value::UInt(_) | Value::F64(_) | Value::F32(_) | Value::Array(_))
+            };
             (!items.is_empty() && items.iter().all(numeric)) || items.iter().any(has_number_arrays)
         }
         Value::Object(m) => m.values().any(has_number_arrays),
@@ -112,16 +125,22 @@ pub(crate) fn decode_block(buf: &[u8], payload: u64) -> Result<Vec<Value>> {
 /// numbers typed as JSON conversion types them (§11), so an array of numbers only is one
 /// typed array.
 pub(crate) fn decode_block_typed(buf: &[u8], payload: u64, max_depth: usize) -> Result<Value> {
-    as_decoded(Value::Array(decode_block(buf, payload)?), max_depth)
+    as_decoded(Value::Array(decode_block(buf, payload)?), max_depth, payload)
 }
 
 /// A value from a group's columns with its arrays of numbers typed as §11 types them.
-pub(crate) fn as_decoded(value: Value, max_depth: usize) -> Result<Value> {
+/// Errors (the depth limit) are reported at `at`, the packed block's offset: the document
+/// the typing goes through is not the caller's.
+pub(crate) fn as_decoded(value: Value, max_depth: usize, at: u64) -> Result<Value> {
     if !has_number_arrays(&value) {
+        if nesting(&value) > max_depth {
+            return Err(Error::depth_limit(max_depth).at(at));
+        }
         return Ok(value);
     }
-    let doc = crate::recode::encode_as_json_would(&value, max_depth)?;
-    crate::decode_with(&doc, max_depth)
+    let typed =
+        crate::recode::encode_as_json_would(&value, max_depth).and_then(|doc| crate::decode_with(&doc, max_depth));
+    typed.map_err(|e| Error::new(e.category(), e.message().to_owned()).at(at))
 }
 
 /// Nested streams (a cascade) may nest at most this deep below the page's own stream.

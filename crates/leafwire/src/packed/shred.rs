@@ -150,12 +150,20 @@ impl Shredded {
     }
 
     /// What decoding the group charges to the decode budget (§13.6): a unit per value and
-    /// per array slot, and the bytes of the strings.
+    /// per array slot (tuples' included), the bytes of the strings and of the residual
+    /// documents.
     pub fn decode_cost(&self) -> u64 {
         self.nodes
             .iter()
             .map(|n| {
-                n.kind.len() as u64 + n.len.iter().sum::<u64>() + n.strings.iter().map(|s| s.len() as u64).sum::<u64>()
+                let tuple_slots =
+                    n.tuple.map_or(0, |k| k as u64 * n.kind.iter().filter(|&&kind| kind == kind::ARRAY).count() as u64);
+                let residual: u64 = n.residual.iter().map(|v| crate::encode(v).map_or(0, |d| d.len() as u64)).sum();
+                n.kind.len() as u64
+                    + n.len.iter().sum::<u64>()
+                    + tuple_slots
+                    + n.strings.iter().map(|s| s.len() as u64).sum::<u64>()
+                    + residual
             })
             .sum()
     }

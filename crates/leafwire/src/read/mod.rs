@@ -238,7 +238,7 @@ impl<'a> Node<'a> {
                 self.child(&c, i)
             }
             tag::TYPED => self.typed_at(i),
-            tag::PACKED => Err(packed::inside_packed(self.payload)),
+            tag::PACKED => Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload))),
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
     }
@@ -360,6 +360,7 @@ impl<'a> Node<'a> {
         match self.tag {
             tag::ARRAY | tag::OBJECT | tag::INTMAP => Ok(Children { node: *self, container: Some(self.container()?), typed_len: 0, next: 0 }),
             tag::TYPED => Ok(Children { node: *self, container: None, typed_len: self.len()?, next: 0 }),
+            tag::PACKED => Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload))),
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
     }

@@ -26,7 +26,7 @@ impl<'a> Node<'a> {
             return Err(super::lookup::out_of_range(i, group.len(), self.payload));
         }
         let element = group.element(i, &mut packed::decode_budget(self.buf.len()))?;
-        packed::as_decoded(element, crate::DEFAULT_MAX_DEPTH)
+        packed::as_decoded(element, crate::DEFAULT_MAX_DEPTH, self.payload)
     }
 
     /// The value under the object keys `keys` in every element of a packed array (`Null`
@@ -41,7 +41,7 @@ impl<'a> Node<'a> {
         values
             .into_iter()
             .map(|v| {
-                let mut v = packed::as_decoded(v, crate::DEFAULT_MAX_DEPTH)?;
+                let mut v = packed::as_decoded(v, crate::DEFAULT_MAX_DEPTH, self.payload)?;
                 for key in &keys[used..] {
                     v = match v {
                         Value::Object(mut m) => m.swap_remove(*key).unwrap_or(Value::Null),
@@ -71,7 +71,7 @@ impl<'a> Node<'a> {
         }
         let keys: Vec<&str> = tokens.iter().map_while(|t| std::str::from_utf8(t).ok()).collect();
         let (value, used) = group.element_select(i, &keys, &mut packed::decode_budget(self.buf.len()))?;
-        Ok((packed::as_decoded(value, crate::DEFAULT_MAX_DEPTH)?, used))
+        Ok((packed::as_decoded(value, crate::DEFAULT_MAX_DEPTH, self.payload)?, used))
     }
 
     pub(super) fn packed_len(&self) -> Result<usize> {

@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::format::container::Geometry;
 use crate::format::data::{self, utf8};
 use crate::format::dictionary::Dict;
-use crate::format::{header, integrity, FLAG_PACKED};
 use crate::format::typed::TypedHeader;
 use crate::format::{self, hash, is_bignum_text, read_u32, read_uint, tag, ElementType, HEADER_LEN};
+use crate::format::{header, integrity, FLAG_PACKED};
 use crate::read::Document;
 use crate::value::is_exact_integer;
 
@@ -126,7 +126,10 @@ impl<'a> Validator<'a> {
             let entry = |b: usize| read_u32(self.buf, table_at + 4 * b).unwrap() as u64;
             let used = (0..table_size).filter(|&b| entry(b) != 0).count() as u64;
             if used != count || (0..table_size).any(|b| entry(b) > count) {
-                return Err(Error::malformed(table_at as u64, format!("dictionary table holds {used} entries for {count} keys")));
+                return Err(Error::malformed(
+                    table_at as u64,
+                    format!("dictionary table holds {used} entries for {count} keys"),
+                ));
             }
             // Walking from each key's home bucket to its own entry proves it reachable;
             // a second copy of a key would share its hash and home bucket, so one of the
@@ -136,7 +139,12 @@ impl<'a> Validator<'a> {
                 let mut bucket = hash::home_bucket(hash, table_size);
                 loop {
                     match entry(bucket) {
-                        0 => return Err(Error::malformed(table_at as u64, format!("dictionary table cannot reach key {id}"))),
+                        0 => {
+                            return Err(Error::malformed(
+                                table_at as u64,
+                                format!("dictionary table cannot reach key {id}"),
+                            ))
+                        }
                         e if e == id as u64 + 1 => break,
                         e if self.key_hashes[e as usize - 1] == hash && keys[e as usize - 1] == *key => {
                             return Err(Error::malformed(pos as u64, "the dictionary holds a key twice"));
@@ -165,12 +173,15 @@ impl<'a> Validator<'a> {
                 }
                 let digits = std::str::from_utf8(bytes).expect("decimal digits are ASCII");
                 if digits.parse::<i64>().is_ok() || digits.parse::<u64>().is_ok() {
-                    return Err(Error::malformed(payload, format!("bignum {digits} fits in 64 bits; it must be an int or uint")));
+                    return Err(Error::malformed(
+                        payload,
+                        format!("bignum {digits} fits in 64 bits; it must be an int or uint"),
+                    ));
                 }
                 Ok(())
             }
             tag::TYPED => self.typed(payload),
-            tag::PACKED => self.packed(payload),
+            tag::PACKED => self.packed(payload, depth),
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 if depth >= self.options.max_depth {
                     return Err(Error::depth_limit(self.options.max_depth).at(payload));
@@ -220,7 +231,10 @@ impl<'a> Validator<'a> {
                 if t == tag::UINT {
                     let payload = read_uint(&buf[c.slots_at..], width, i);
                     if payload <= i64::MAX as u64 {
-                        return Err(Error::malformed(pos, format!("child {i}: uint {payload} fits in i64; it must be an int")));
+                        return Err(Error::malformed(
+                            pos,
+                            format!("child {i}: uint {payload} fits in i64; it must be an int"),
+                        ));
                     }
                 }
                 scalars += 1;
@@ -254,7 +268,10 @@ impl<'a> Validator<'a> {
         for i in 0..c.count {
             let id = c.key(self.buf, i);
             let Some(seen) = self.key_seen.get_mut(id as usize) else {
-                return Err(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary of {} keys", self.dict.count())));
+                return Err(Error::malformed(
+                    c.pos as u64,
+                    format!("key id {id} is not in the dictionary of {} keys", self.dict.count()),
+                ));
             };
             if *seen == serial {
                 return Err(Error::malformed(c.pos as u64, "a container has the same key twice"));
@@ -267,7 +284,10 @@ impl<'a> Validator<'a> {
     #[cold]
     fn bad_key(&self, c: &Geometry, id: u64) -> Result<()> {
         if id >= self.key_seen.len() as u64 {
-            return Err(Error::malformed(c.pos as u64, format!("key id {id} is not in the dictionary of {} keys", self.dict.count())));
+            return Err(Error::malformed(
+                c.pos as u64,
+                format!("key id {id} is not in the dictionary of {} keys", self.dict.count()),
+            ));
         }
         Err(Error::malformed(c.pos as u64, "a container has the same key twice"))
     }
@@ -288,7 +308,10 @@ impl<'a> Validator<'a> {
         let entry = |b: usize| read_uint(index, c.index_entry as usize, b) as usize;
         let used = (0..table).filter(|&b| entry(b) != 0).count();
         if used != c.count || (0..table).any(|b| entry(b) > c.count) {
-            return Err(Error::malformed(c.pos as u64, format!("hash index holds {used} entries for {} children", c.count)));
+            return Err(Error::malformed(
+                c.pos as u64,
+                format!("hash index holds {used} entries for {} children", c.count),
+            ));
         }
         for i in 0..c.count {
             // Object keys were checked against the dictionary by `object_keys`.
@@ -322,10 +345,15 @@ impl<'a> Validator<'a> {
 
     /// A packed array (spec §13): its group decoded whole, which checks feature bit 0 and
     /// every rule of §13.6.
-    fn packed(&mut self, offset: u64) -> Result<()> {
+    fn packed(&mut self, offset: u64, depth: usize) -> Result<()> {
         self.data(offset)?;
         self.stats.packed_arrays += 1;
-        crate::packed::decode_block(self.buf, offset)?;
+        // Decoded as `decode` decodes it: the array counts toward the nesting limit.
+        let depth_left = self.options.max_depth.saturating_sub(depth);
+        if depth_left == 0 {
+            return Err(Error::depth_limit(self.options.max_depth).at(offset));
+        }
+        crate::packed::decode_block_typed(self.buf, offset, depth_left).map_err(|e| e.at(offset))?;
         Ok(())
     }
 
