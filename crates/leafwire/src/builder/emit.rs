@@ -30,17 +30,18 @@ impl Builder {
         self.levels.reach(depth);
         for i in start..self.stack.len() {
             let (item, key) = (self.stack[i], self.stack_keys[i]);
-            let (mut child, need) = self.child_slot(item);
-            node.need(need);
-            if kind == FrameKind::IntMap {
-                node.key_width = node.key_width.max(signed_width(key as i64) as u8);
-            }
-            if kind != FrameKind::Array {
-                child.key = key;
-            }
-            self.levels.push(depth, child);
+            self.add_child(&mut node, depth, item, key);
         }
         Ok(self.levels.push_node(node, depth))
+    }
+
+    /// Records `item` under `key` as the next child of `node`, a container at nesting
+    /// level `depth`.
+    #[inline(always)]
+    fn add_child(&mut self, node: &mut Node, depth: usize, item: Item, key: u64) {
+        let (mut child, need) = self.child_slot(item);
+        note_child(node, &mut child, need, key);
+        self.levels.push(depth, child);
     }
 
     /// The slot of `item` as its parent holds it (the key left 0), and the width it needs
@@ -50,13 +51,10 @@ impl Builder {
         match item {
             Item::Null => scalar(tag::NULL, 0, 1),
             Item::Bool(v) => scalar(if v { tag::TRUE } else { tag::FALSE }, 0, 1),
-            Item::Num(ty, bits) => match ty {
-                NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => scalar(tag::F64, bits, 8),
-                NumTy::Exact(ElementType::F32) => scalar(tag::F32, bits, 4),
-                NumTy::Exact(ElementType::Bool) => scalar(if bits != 0 { tag::TRUE } else { tag::FALSE }, 0, 1),
-                NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => scalar(tag::UINT, bits, 8),
-                _ => scalar(tag::INT, bits, signed_width(bits as i64) as u8),
-            },
+            Item::Num(ty, bits) => {
+                let (tag, value, need) = num_slot(ty, bits);
+                scalar(tag, value, need)
+            }
             Item::UInt(v) => scalar(tag::UINT, v, 8),
             Item::Str { start, len } => self.block_slot(tag::STRING, start, len),
             Item::Bytes { start, len } => self.block_slot(tag::BYTES, start, len),
@@ -115,6 +113,32 @@ impl Builder {
         drop(texts);
         self.levels = levels;
         Ok(written)
+    }
+}
+
+/// The slot of a number: its tag, payload and the width it needs (spec §7: a value in
+/// i64 is an `int` whatever its source type).
+#[inline(always)]
+pub(super) fn num_slot(ty: NumTy, bits: u64) -> (u8, u64, u8) {
+    match ty {
+        NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => (tag::F64, bits, 8),
+        NumTy::Exact(ElementType::F32) => (tag::F32, bits, 4),
+        NumTy::Exact(ElementType::Bool) => (if bits != 0 { tag::TRUE } else { tag::FALSE }, 0, 1),
+        NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => (tag::UINT, bits, 8),
+        _ => (tag::INT, bits, signed_width(bits as i64) as u8),
+    }
+}
+
+/// Notes a child's slot in its container's record: the width it needs, and its key
+/// (objects: the key id; intmaps: the key, whose width the record also notes).
+#[inline(always)]
+pub(super) fn note_child(node: &mut Node, child: &mut Child, need: u8, key: u64) {
+    node.need(need);
+    if node.tag == tag::INTMAP {
+        node.key_width = node.key_width.max(signed_width(key as i64) as u8);
+    }
+    if node.tag != tag::ARRAY {
+        child.key = key;
     }
 }
 

@@ -14,13 +14,14 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 mod emit;
+use emit::{note_child, num_slot};
 mod spare;
 
 use crate::blocks::Blocks;
-use crate::direct::{Child, Levels};
+use crate::direct::{too_many_children, Child, Levels, Node};
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::put_varint;
-use crate::format::{ElementType, MAX_RANK};
+use crate::format::{tag, ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +80,14 @@ pub(crate) enum FrameKind {
 
 struct Frame {
     kind: FrameKind,
+    /// Where the first child is: on the stack, or for a frame with a `node`, in the
+    /// plan's children of its level.
     start: usize,
+    /// A container whose children go straight into the plan as they come (neither pushed
+    /// on the stack nor moved at `close`): its record, `len` counting the children so far.
+    /// Objects and intmaps, unless duplicate keys replace earlier values (which only the
+    /// stack can undo), and serde sequences whose first child shows they cannot be typed.
+    node: Option<Node>,
     /// Keys seen, once the container is too large for a linear duplicate scan.
     seen: Option<FxHashSet<u64>>,
     /// The largest key pushed so far (meaningful once there is a child).
@@ -213,45 +221,115 @@ impl Builder {
                     return Ok(());
                 }
                 self.break_run();
+                if !matches!(item, Item::Num(..) | Item::Typed(_)) && self.frames.last().is_some_and(|f| f.kind == FrameKind::Array) {
+                    self.go_direct_if_empty();
+                }
                 return self.push(key, item);
             }
             if frame.kind != FrameKind::Array {
-                let fresh = frame.seen.is_none() && (self.stack.len() == frame.start || key > frame.max_key);
-                let duplicate = match &mut frame.seen {
-                    // Above every key so far (sorted maps, struct fields in first-seen
-                    // order): no scan and no hashing needed.
-                    None if fresh => false,
-                    Some(seen) => !seen.insert(key),
-                    None => {
-                        let dup = self.stack_keys[frame.start..].contains(&key);
-                        if self.stack.len() - frame.start >= LINEAR_DUPLICATE_SCAN {
-                            frame.seen = Some(self.stack_keys[frame.start..].iter().copied().chain([key]).collect());
-                        }
-                        dup
-                    }
+                let count = match &frame.node {
+                    Some(node) => node.len as usize,
+                    None => self.stack.len() - frame.start,
                 };
-                if duplicate {
-                    match self.duplicate_keys {
-                        DuplicateKeys::Error => {
-                            let name = match frame.kind {
-                                FrameKind::Object => format!("\"{}\"", &self.dict[key as usize]),
-                                _ => (key as i64).to_string(),
-                            };
-                            return Err(Error::new(Category::DuplicateKey, format!("duplicate key {name}")));
-                        }
-                        DuplicateKeys::Last => {
-                            let at = frame.start + self.stack_keys[frame.start..].iter().position(|&k| k == key).unwrap();
-                            self.stack.remove(at);
-                            self.stack_keys.remove(at);
-                        }
-                    }
-                }
+                // Above every key so far (sorted maps, struct fields in first-seen order):
+                // no scan and no hashing needed.
+                let fresh = frame.seen.is_none() && (count == 0 || key > frame.max_key);
                 frame.max_key = frame.max_key.max(key);
+                if !fresh {
+                    self.check_repeated(key)?;
+                }
+            }
+            if self.frames.last().is_some_and(|f| f.node.is_some()) {
+                let (child, need) = self.child_slot(item);
+                return self.push_direct(key, child, need);
             }
         }
         self.stack.push(item);
         self.stack_keys.push(key);
         Ok(())
+    }
+
+    /// A serde sequence whose first child is neither a number nor a typed row can never be
+    /// a typed array: its children may go straight into the plan.
+    fn go_direct_if_empty(&mut self) {
+        let depth = self.frames.len() - 1;
+        let frame = self.frames.last_mut().expect("an open container");
+        if frame.node.is_none() && self.stack.len() == frame.start {
+            self.levels.reach(depth);
+            frame.start = self.levels.kids[depth].len();
+            frame.node = Some(Node::new(tag::ARRAY, 0));
+        }
+    }
+
+    /// Handles a key of the innermost object or intmap that is not above all before it:
+    /// an error if it repeats one, or with `DuplicateKeys::Last`, the earlier value goes.
+    fn check_repeated(&mut self, key: u64) -> Result<()> {
+        let depth = self.frames.len() - 1;
+        let frame = self.frames.last_mut().expect("an open container");
+        let duplicate = match &mut frame.seen {
+            Some(seen) => !seen.insert(key),
+            None => {
+                // Fewer than LINEAR_DUPLICATE_SCAN keys: the set is made past that.
+                let keys: SmallVec<[u64; LINEAR_DUPLICATE_SCAN]> = match frame.node {
+                    Some(_) => self.levels.kids[depth][frame.start..].iter().map(|ch| ch.key).collect(),
+                    None => self.stack_keys[frame.start..].iter().copied().collect(),
+                };
+                if keys.len() >= LINEAR_DUPLICATE_SCAN {
+                    frame.seen = Some(keys.iter().copied().chain([key]).collect());
+                }
+                keys.contains(&key)
+            }
+        };
+        if !duplicate {
+            return Ok(());
+        }
+        match self.duplicate_keys {
+            DuplicateKeys::Error => {
+                let name = match frame.kind {
+                    FrameKind::Object => format!("\"{}\"", &self.dict[key as usize]),
+                    _ => (key as i64).to_string(),
+                };
+                Err(Error::new(Category::DuplicateKey, format!("duplicate key {name}")))
+            }
+            DuplicateKeys::Last => {
+                debug_assert!(frame.node.is_none(), "objects that drop repeated keys keep their children on the stack");
+                let at = frame.start + self.stack_keys[frame.start..].iter().position(|&k| k == key).unwrap();
+                self.stack.remove(at);
+                self.stack_keys.remove(at);
+                Ok(())
+            }
+        }
+    }
+
+    /// Records the slot of a child of the innermost container, which writes its children
+    /// straight into the plan (`Frame::node`).
+    #[inline(always)]
+    fn push_direct(&mut self, key: u64, mut child: Child, need: u8) -> Result<()> {
+        let depth = self.frames.len() - 1;
+        let node = self.frames[depth].node.as_mut().expect("a direct frame");
+        node.len = node.len.checked_add(1).ok_or_else(too_many_children)?;
+        note_child(node, &mut child, need, key);
+        self.levels.push(depth, child);
+        Ok(())
+    }
+
+    /// Whether a child under `key` can go straight into the plan with no duplicate check:
+    /// the innermost container takes its children so, and `key` is above all before it.
+    #[inline(always)]
+    fn direct_and_fresh(&mut self, key: u64) -> bool {
+        match self.frames.last_mut() {
+            Some(Frame { node: Some(node), seen: None, max_key, kind, .. }) => {
+                if *kind == FrameKind::Array {
+                    return true;
+                }
+                let fresh = node.len == 0 || key > *max_key;
+                if fresh {
+                    *max_key = key;
+                }
+                fresh
+            }
+            _ => false,
+        }
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
@@ -300,7 +378,16 @@ impl Builder {
         if matches!(self.frames.last().map(|f| &f.run), Some(Run::Numbers { .. })) {
             self.break_run();
         }
-        self.frames.push(Frame { kind, start: self.stack.len(), seen: None, max_key: 0, run: Run::Off });
+        let depth = self.frames.len();
+        let (start, node) = match kind {
+            FrameKind::Object | FrameKind::IntMap if self.duplicate_keys == DuplicateKeys::Error => {
+                self.levels.reach(depth);
+                let t = if kind == FrameKind::Object { tag::OBJECT } else { tag::INTMAP };
+                (self.levels.kids[depth].len(), Some(Node::new(t, 0)))
+            }
+            _ => (self.stack.len(), None),
+        };
+        self.frames.push(Frame { kind, start, node, seen: None, max_key: 0, run: Run::Off });
         Ok(())
     }
 
@@ -322,6 +409,10 @@ impl Builder {
                 self.put_element(t, bits);
                 return Ok(());
             }
+        }
+        if self.direct_and_fresh(key) {
+            let (tag, value, need) = num_slot(NumTy::Exact(t), bits);
+            return self.push_direct(key, Child { tag, key: 0, value }, need);
         }
         self.push(key, Item::Num(NumTy::Exact(t), bits))
     }
@@ -398,6 +489,9 @@ impl Builder {
             _ => {}
         }
         let depth = self.frames.len();
+        if let Some(node) = frame.node {
+            return self.close_direct(key, node, frame.kind, depth);
+        }
         let item = match frame.kind {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
@@ -408,6 +502,18 @@ impl Builder {
         };
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
+        self.push(key, item)
+    }
+
+    /// Closes a container whose children went straight into the plan: its record joins
+    /// its level.
+    fn close_direct(&mut self, key: u64, node: Node, kind: FrameKind, depth: usize) -> Result<()> {
+        let index = self.levels.push_node(node, depth);
+        let item = match kind {
+            FrameKind::Array => Item::Array(index),
+            FrameKind::Object => Item::Object(index),
+            FrameKind::IntMap => Item::IntMap(index),
+        };
         self.push(key, item)
     }
 
@@ -439,6 +545,9 @@ impl Builder {
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
         self.break_run();
         let frame = self.frames.pop().expect("close without open");
+        if let Some(node) = frame.node {
+            return self.close_direct(key, node, frame.kind, self.frames.len());
+        }
         let index = self.emit_container(frame.start, FrameKind::Array, self.frames.len())?;
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
