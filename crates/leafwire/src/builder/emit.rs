@@ -78,9 +78,16 @@ impl Builder {
             self.huge[i].1
         };
         let prefix = varint_len(content_len) as u64;
-        self.levels.data_len += (prefix + content_len) as usize;
-        self.spans.push((start + prefix, content_len));
-        (Child { tag: t, key: 0, value: (self.spans.len() - 1) as u64 }, POINTER)
+        (self.content_slot(t, start + prefix, content_len), POINTER)
+    }
+
+    /// The slot of a string, bytes or bignum whose content (`len` bytes) is at `at` in
+    /// `blocks`; counts its block in the data section.
+    #[inline]
+    pub(super) fn content_slot(&mut self, t: u8, at: u64, len: u64) -> Child {
+        self.levels.add_block(len as usize);
+        self.spans.push((at, len));
+        Child { tag: t, key: 0, value: (self.spans.len() - 1) as u64 }
     }
 
     /// The canonical bytes of the finished document.
@@ -154,6 +161,7 @@ fn content_len(block_len: u64) -> u64 {
 }
 
 impl Source for Builder {
+    #[inline]
     fn content(&self, child: &Child) -> &[u8] {
         let (start, len) = self.spans[child.value as usize];
         self.blocks.get(start, len as usize)

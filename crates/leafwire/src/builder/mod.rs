@@ -18,10 +18,9 @@ use emit::{note_child, num_slot};
 mod spare;
 
 use crate::blocks::Blocks;
-use crate::direct::{too_many_children, Child, Levels, Node};
+use crate::direct::{too_many_children, Child, Levels, Node, POINTER};
 use crate::error::{Category, Error, Result};
-use crate::format::numbers::put_varint;
-use crate::format::{tag, ElementType, MAX_RANK};
+use crate::format::{tag, varint_len, ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +88,7 @@ struct Frame {
     /// stack can undo), and serde sequences whose first child shows they cannot be typed.
     node: Option<Node>,
     /// Keys seen, once the container is too large for a linear duplicate scan.
-    seen: Option<FxHashSet<u64>>,
+    seen: Option<Box<FxHashSet<u64>>>,
     /// The largest key pushed so far (meaningful once there is a child).
     max_key: u64,
     run: Run,
@@ -187,20 +186,27 @@ impl Builder {
 
     /// [`key_id`](Self::key_id) for a key that lives for the whole program, cached by
     /// its address (the same text at two addresses just takes two entries).
-    #[inline]
+    #[inline(always)]
     pub fn static_key_id(&mut self, key: &'static str) -> u64 {
         let (addr, len) = (key.as_ptr() as usize, key.len());
         let slot = (addr ^ (addr >> 9) ^ len) % STATIC_KEY_SLOTS;
+        // Address 0 never holds a str, so the zeroed entries never match (and an empty
+        // cache has none).
+        match self.static_keys.get(slot) {
+            Some(&(a, l, id)) if a == addr && l == len => id,
+            _ => self.static_key_miss(key, slot),
+        }
+    }
+
+    /// Interns a static key the cache does not hold, and caches it in `slot`.
+    #[cold]
+    #[inline(never)]
+    fn static_key_miss(&mut self, key: &'static str, slot: usize) -> u64 {
         if self.static_keys.is_empty() {
             self.static_keys = vec![(0, 0, 0); STATIC_KEY_SLOTS];
         }
-        let (a, l, id) = self.static_keys[slot];
-        // Address 0 never holds a str, so the zeroed entries never match.
-        if a == addr && l == len {
-            return id;
-        }
         let id = self.key_id(key);
-        self.static_keys[slot] = (addr, len, id);
+        self.static_keys[slot] = (key.as_ptr() as usize, key.len(), id);
         id
     }
 
@@ -275,7 +281,7 @@ impl Builder {
                     None => self.stack_keys[frame.start..].iter().copied().collect(),
                 };
                 if keys.len() >= LINEAR_DUPLICATE_SCAN {
-                    frame.seen = Some(keys.iter().copied().chain([key]).collect());
+                    frame.seen = Some(Box::new(keys.iter().copied().chain([key]).collect()));
                 }
                 keys.contains(&key)
             }
@@ -333,13 +339,29 @@ impl Builder {
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
+        if self.direct_and_fresh(key) {
+            return self.push_block_direct(key, tag::STRING, s);
+        }
         let (start, len) = self.add_block(s)?;
         self.push(key, Item::Str { start, len })
     }
 
     pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
+        if self.direct_and_fresh(key) {
+            return self.push_block_direct(key, tag::BYTES, s);
+        }
         let (start, len) = self.add_block(s)?;
         self.push(key, Item::Bytes { start, len })
+    }
+
+    /// A string or bytes child of a container that takes its children straight into the
+    /// plan: its block is stored and its slot recorded, with no item in between.
+    #[inline(always)]
+    fn push_block_direct(&mut self, key: u64, t: u8, content: &[u8]) -> Result<()> {
+        let start = self.blocks.append_block(content)?;
+        let prefix = varint_len(content.len() as u64) as u64;
+        let child = self.content_slot(t, start + prefix, content.len() as u64);
+        self.push_direct(key, child, POINTER)
     }
 
     pub fn push_bignum(&mut self, key: u64, digits: &[u8]) -> Result<()> {
@@ -356,11 +378,8 @@ impl Builder {
     /// Stores `bytes` as the data block of a string, bytes or bignum (spec §5.1: a varint
     /// length, then the bytes); returns where it starts and its length, as items hold it.
     fn add_block(&mut self, bytes: &[u8]) -> Result<(u64, u32)> {
-        let mut prefix = [0u8; 10];
-        let n = put_varint(&mut prefix, bytes.len() as u64);
-        let start = self.blocks.append(&prefix[..n])?;
-        self.blocks.append(bytes)?;
-        let len = u32::try_from(n + bytes.len()).unwrap_or(u32::MAX);
+        let start = self.blocks.append_block(bytes)?;
+        let len = u32::try_from(varint_len(bytes.len() as u64) + bytes.len()).unwrap_or(u32::MAX);
         if len == u32::MAX {
             self.huge.push((start, bytes.len() as u64));
         }
@@ -509,6 +528,9 @@ impl Builder {
     /// its level.
     fn close_direct(&mut self, key: u64, node: Node, kind: FrameKind, depth: usize) -> Result<()> {
         let index = self.levels.push_node(node, depth);
+        if self.direct_and_fresh(key) {
+            return self.push_direct(key, Child { tag: node.tag, key: 0, value: index as u64 }, POINTER);
+        }
         let item = match kind {
             FrameKind::Array => Item::Array(index),
             FrameKind::Object => Item::Object(index),

@@ -200,8 +200,7 @@ impl Levels {
     /// data section (spec §7).
     pub fn finish(&mut self, keys: Keys<'_>, root: Child, source: &impl Source) -> Result<Layout> {
         let texts = keys.texts;
-        let mut sorted: Vec<u32> = (0..texts.len() as u32).collect();
-        sorted.sort_unstable_by(|&a, &b| texts[a as usize].cmp(texts[b as usize]));
+        let sorted = byte_order(texts);
         let mut rank = vec![0u32; texts.len()];
         for (r, &id) in sorted.iter().enumerate() {
             rank[id as usize] = r as u32;
@@ -295,6 +294,17 @@ impl Levels {
             pointer_width *= 2;
         }
     }
+}
+
+/// The ids of `texts` in the byte order of the texts (the dictionary's order, spec §4.2).
+/// Most comparisons are settled by the first 8 bytes read as one big-endian number
+/// (zero-padded, so a key sorts before its extensions or ties with them); only ties
+/// compare the bytes.
+fn byte_order(texts: &[&[u8]]) -> Vec<u32> {
+    let head = |t: &[u8]| t.iter().take(8).enumerate().fold(0u64, |h, (i, &b)| h | (b as u64) << (56 - 8 * i));
+    let mut order: Vec<(u64, u32)> = texts.iter().enumerate().map(|(id, t)| (head(t), id as u32)).collect();
+    order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| texts[a.1 as usize].cmp(texts[b.1 as usize])));
+    order.into_iter().map(|(_, id)| id).collect()
 }
 
 /// A placed document: everything the writer needs besides the levels and the source.

@@ -221,6 +221,10 @@ trait Out {
     /// The document offset of the next byte.
     fn position(&self) -> usize;
     fn put(&mut self, bytes: &[u8]) -> Result<()>;
+
+    fn put_byte(&mut self, byte: u8) -> Result<()> {
+        self.put(&[byte])
+    }
 }
 
 impl Out for DataWriter<'_> {
@@ -238,6 +242,13 @@ impl Out for DataWriter<'_> {
         self.at += bytes.len();
         Ok(())
     }
+
+    #[inline(always)]
+    fn put_byte(&mut self, byte: u8) -> Result<()> {
+        self.buf[self.at] = MaybeUninit::new(byte);
+        self.at += 1;
+        Ok(())
+    }
 }
 
 /// The root's payload (spec §7: the root's block, if it has one, comes first).
@@ -251,13 +262,18 @@ fn root_payload(levels: &Levels, layout: &Layout, source: &impl Source, data: &m
 }
 
 /// Writes a data child's block.
-#[inline]
+#[inline(always)]
 fn write_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
     if child.tag != tag::TYPED {
         let content = source.content(child);
-        let mut varint = [0u8; 10];
-        let n = c::numbers::put_varint(&mut varint, content.len() as u64);
-        out.put(&varint[..n])?;
+        if content.len() < 0x80 {
+            // A one-byte varint (most strings): stored, not copied.
+            out.put_byte(content.len() as u8)?;
+        } else {
+            let mut varint = [0u8; 10];
+            let n = c::numbers::put_varint(&mut varint, content.len() as u64);
+            out.put(&varint[..n])?;
+        }
         return out.put(content);
     }
     write_typed_block(child, source, out)
