@@ -77,13 +77,13 @@ impl Blocks {
     #[inline(always)]
     pub fn append_block(&mut self, content: &[u8]) -> Result<u64> {
         let at = self.len();
-        let mut prefix = [0u8; 10];
-        let n = put_varint(&mut prefix, content.len() as u64);
-        self.tail.reserve(n + content.len());
-        // One byte for content under 128 bytes (most strings): a push, not a copy call.
-        if n == 1 {
-            self.tail.push(prefix[0]);
+        self.tail.reserve(10 + content.len());
+        // A one-byte varint for content under 128 bytes (most strings): a push, not a copy.
+        if content.len() < 0x80 {
+            self.tail.push(content.len() as u8);
         } else {
+            let mut prefix = [0u8; 10];
+            let n = put_varint(&mut prefix, content.len() as u64);
             self.tail.extend_from_slice(&prefix[..n]);
         }
         self.tail.extend_from_slice(content);

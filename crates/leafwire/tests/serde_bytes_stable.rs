@@ -327,3 +327,14 @@ fn the_corpus_covers_typed_arrays_errors_and_plain_containers() {
     assert!(errors > 10 && errors < outs.len() / 2, "{errors} errors");
     assert!(typed > 50, "{typed} typed roots");
 }
+
+/// The builder's output is the direct encoder's: decoded to a `Value` (typed arrays stay
+/// typed) and encoded again by `encode`, each document of the corpus is the same bytes.
+#[test]
+fn to_vec_writes_what_encode_writes_for_the_same_value() {
+    for (i, case) in corpus().iter().enumerate() {
+        let Ok(bytes) = leafwire::to_vec(case) else { continue };
+        let value = leafwire::decode(&bytes).unwrap();
+        assert!(leafwire::encode(&value).unwrap() == bytes, "case {i}: {case:?}");
+    }
+}

@@ -6,6 +6,8 @@
 //! layout pass walk the tree level by level. Closing an array is also where a run of
 //! numbers becomes a typed array, and a run of equal-shaped typed arrays one of higher rank.
 
+use std::borrow::Cow;
+
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashSet};
 use smallvec::SmallVec;
@@ -147,7 +149,9 @@ pub(crate) struct Builder {
     pub typed: Vec<TypedItem>,
     pub tdata: Vec<u8>,
     pub tmask: Vec<u8>,
-    pub dict: IndexSet<Box<str>, FxBuildHasher>,
+    /// The object keys by provisional id: serde field names borrowed (no allocation per
+    /// document for them), other keys owned.
+    pub dict: IndexSet<Cow<'static, str>, FxBuildHasher>,
     pub max_depth: usize,
     pub duplicate_keys: DuplicateKeys,
     /// Ids of `&'static str` keys (serde struct fields) by address and length: a field
@@ -205,7 +209,10 @@ impl Builder {
         if self.static_keys.is_empty() {
             self.static_keys = vec![(0, 0, 0); STATIC_KEY_SLOTS];
         }
-        let id = self.key_id(key);
+        let id = match self.dict.get_index_of(key) {
+            Some(id) => id as u64,
+            None => self.dict.insert_full(Cow::Borrowed(key)).0 as u64,
+        };
         self.static_keys[slot] = (key.as_ptr() as usize, key.len(), id);
         id
     }
@@ -215,7 +222,7 @@ impl Builder {
         if let Some(id) = self.dict.get_index_of(key) {
             return id as u64;
         }
-        self.dict.insert_full(key.into()).0 as u64
+        self.dict.insert_full(Cow::Owned(key.into())).0 as u64
     }
 
     /// Pushes a finished value; `key` is the key id or int key inside objects and maps.
@@ -227,7 +234,9 @@ impl Builder {
                     return Ok(());
                 }
                 self.break_run();
-                if !matches!(item, Item::Num(..) | Item::Typed(_)) && self.frames.last().is_some_and(|f| f.kind == FrameKind::Array) {
+                if !matches!(item, Item::Num(..) | Item::Typed(_))
+                    && self.frames.last().is_some_and(|f| f.kind == FrameKind::Array)
+                {
                     self.go_direct_if_empty();
                 }
                 return self.push(key, item);
