@@ -167,6 +167,11 @@ impl Source for Builder {
         self.blocks.get(start, len as usize)
     }
 
+    fn typed_block_end(&self, child: &Child, at: usize) -> usize {
+        let t = &self.typed[child.value as usize];
+        direct::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
+    }
+
     fn typed(&self, child: &Child) -> TypedBlock<'_> {
         let t = &self.typed[child.value as usize];
         TypedBlock {

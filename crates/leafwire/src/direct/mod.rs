@@ -326,7 +326,7 @@ fn typed_block_len(element: ElementType, shape: &[u64], masked: bool) -> usize {
 }
 
 /// Where a typed block placed at `at` (relative to an 8-aligned start) ends.
-pub(super) fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
+pub(crate) fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
     let count = shape.iter().product::<u64>() as usize;
     let data = c::align(at + typed::header_len(shape.iter().copied()), element.size());
     data + count * element.size() + if masked { count.div_ceil(8) } else { 0 }

@@ -26,6 +26,14 @@ pub trait Source {
     fn content(&self, child: &Child) -> &[u8];
     /// The array of a typed child (sources without typed arrays are never asked).
     fn typed(&self, child: &Child) -> TypedBlock<'_>;
+
+    /// Where the block of a typed child, placed at `at`, ends. A source that knows the
+    /// shape without making a [`TypedBlock`] may say so directly: blocks are placed once
+    /// more than they are written.
+    fn typed_block_end(&self, child: &Child, at: usize) -> usize {
+        let t = self.typed(child);
+        super::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
+    }
 }
 
 /// A typed array as the writer needs it.
@@ -178,8 +186,7 @@ impl DataCursor {
     pub fn place(&mut self, child: &Child, source: &impl Source) -> usize {
         let at = self.at;
         self.at = if child.tag == tag::TYPED {
-            let t = source.typed(child);
-            super::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
+            source.typed_block_end(child, at)
         } else {
             let len = source.content(child).len();
             at + c::varint_len(len as u64) + len
