@@ -1,4 +1,6 @@
-//! Profiling aid: serde to_vec of a small and a big workbook-like struct N times.
+//! Profiling aid: serde to_vec of a small and a big workbook-like struct, or of a
+//! GraphQL-response-like struct (strings and nested records, as the bench's `graphql`
+//! model), N times.
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -20,11 +22,68 @@ fn book(pages: usize, rows: usize, items: usize) -> Book {
     }
 }
 
+/// The shapes of the bench's GraphQL model (bench/src/trees/model.rs).
+#[derive(Serialize)]
+struct GraphQl { data: Data }
+#[derive(Serialize)]
+struct Data { count: Count, orders: Vec<Order> }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Count { id: String, order_total: u64, wearable_total: u64 }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Order { created_at: String, nft: Nft, price: String, status: String }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Nft { bids: Vec<Bid>, search_is_land: bool, search_is_wearable_accessory: bool, search_text: String, wearable: Wearable }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Bid { bidder: String, block_number: String, status: String }
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Wearable { body_shapes: Vec<String>, category: String, collection: String, name: String, owner: Owner, rarity: String, representation_id: String }
+#[derive(Serialize)]
+struct Owner { mana: String }
+
+fn graphql(orders: usize) -> GraphQl {
+    let addr = |i: usize| format!("0x{:040x}", i * 7919);
+    GraphQl {
+        data: Data {
+            count: Count { id: "all".into(), order_total: 123456, wearable_total: 98765 },
+            orders: (0..orders).map(|i| Order {
+                created_at: format!("{}", 1_600_000_000 + i * 37),
+                nft: Nft {
+                    bids: (0..i % 3).map(|b| Bid { bidder: addr(i + b), block_number: format!("{}", 9_000_000 + i), status: "open".into() }).collect(),
+                    search_is_land: i % 5 == 0,
+                    search_is_wearable_accessory: i % 2 == 0,
+                    search_text: format!("wearable item number {i}"),
+                    wearable: Wearable {
+                        body_shapes: vec!["BaseMale".into(), "BaseFemale".into()],
+                        category: "upper_body".into(),
+                        collection: addr(i % 17),
+                        name: format!("Item {i}"),
+                        owner: Owner { mana: format!("{}", i * 1000) },
+                        rarity: ["common", "rare", "epic"][i % 3].into(),
+                        representation_id: format!("urn:item:{i}"),
+                    },
+                },
+                price: format!("{}000000000000000000", i % 90 + 1),
+                status: "open".into(),
+            }).collect(),
+        },
+    }
+}
+
 fn main() {
-    let big = std::env::args().nth(1).as_deref() == Some("big");
+    let mode = std::env::args().nth(1).unwrap_or_default();
     let n: usize = std::env::args().nth(2).map_or(1000, |v| v.parse().unwrap());
-    let b = if big { book(20, 500, 20) } else { book(3, 5, 5) };
     let mut total = 0;
-    for _ in 0..n { total += leafwire::to_vec(&b).unwrap().len(); }
+    if mode == "graphql" {
+        let g = graphql(100);
+        for _ in 0..n { total += leafwire::to_vec(&g).unwrap().len(); }
+    } else {
+        let b = if mode == "big" { book(20, 500, 20) } else { book(3, 5, 5) };
+        for _ in 0..n { total += leafwire::to_vec(&b).unwrap().len(); }
+    }
     println!("{total}");
 }

@@ -17,6 +17,7 @@ use std::io::Write;
 use memmap2::Mmap;
 
 use crate::error::Result;
+use crate::format::numbers::put_varint;
 
 /// How many bytes are gathered in memory before each write to the spill file.
 const SPILL_CHUNK: usize = 4 << 20;
@@ -71,16 +72,44 @@ impl Blocks {
         self.in_file + self.tail.len() as u64
     }
 
+    /// Appends a data block (spec §5.1: `content`'s length as a varint, then `content`),
+    /// returning its offset.
+    #[inline(always)]
+    pub fn append_block(&mut self, content: &[u8]) -> Result<u64> {
+        let at = self.len();
+        self.tail.reserve(10 + content.len());
+        // A one-byte varint for content under 128 bytes (most strings): a push, not a copy.
+        if content.len() < 0x80 {
+            self.tail.push(content.len() as u8);
+        } else {
+            let mut prefix = [0u8; 10];
+            let n = put_varint(&mut prefix, content.len() as u64);
+            self.tail.extend_from_slice(&prefix[..n]);
+        }
+        self.tail.extend_from_slice(content);
+        self.spill_if_due()?;
+        Ok(at)
+    }
+
     /// Appends `bytes`, returning their offset.
+    #[cfg(test)]
     pub fn append(&mut self, bytes: &[u8]) -> Result<u64> {
         let at = self.len();
         self.tail.extend_from_slice(bytes);
+        self.spill_if_due()?;
+        Ok(at)
+    }
+
+    /// Writes the blocks held in memory to the spill file once they are a chunk's worth
+    /// (and the store spills).
+    #[inline]
+    fn spill_if_due(&mut self) -> Result<()> {
         if let Some(limit) = self.spill_over {
             if self.tail.len() >= SPILL_CHUNK && (self.file.is_some() || self.len() > limit as u64) {
                 self.spill()?;
             }
         }
-        Ok(at)
+        Ok(())
     }
 
     fn spill(&mut self) -> Result<()> {

@@ -30,17 +30,18 @@ impl Builder {
         self.levels.reach(depth);
         for i in start..self.stack.len() {
             let (item, key) = (self.stack[i], self.stack_keys[i]);
-            let (mut child, need) = self.child_slot(item);
-            node.need(need);
-            if kind == FrameKind::IntMap {
-                node.key_width = node.key_width.max(signed_width(key as i64) as u8);
-            }
-            if kind != FrameKind::Array {
-                child.key = key;
-            }
-            self.levels.push(depth, child);
+            self.add_child(&mut node, depth, item, key);
         }
         Ok(self.levels.push_node(node, depth))
+    }
+
+    /// Records `item` under `key` as the next child of `node`, a container at nesting
+    /// level `depth`.
+    #[inline(always)]
+    fn add_child(&mut self, node: &mut Node, depth: usize, item: Item, key: u64) {
+        let (mut child, need) = self.child_slot(item);
+        note_child(node, &mut child, need, key);
+        self.levels.push(depth, child);
     }
 
     /// The slot of `item` as its parent holds it (the key left 0), and the width it needs
@@ -50,13 +51,10 @@ impl Builder {
         match item {
             Item::Null => scalar(tag::NULL, 0, 1),
             Item::Bool(v) => scalar(if v { tag::TRUE } else { tag::FALSE }, 0, 1),
-            Item::Num(ty, bits) => match ty {
-                NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => scalar(tag::F64, bits, 8),
-                NumTy::Exact(ElementType::F32) => scalar(tag::F32, bits, 4),
-                NumTy::Exact(ElementType::Bool) => scalar(if bits != 0 { tag::TRUE } else { tag::FALSE }, 0, 1),
-                NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => scalar(tag::UINT, bits, 8),
-                _ => scalar(tag::INT, bits, signed_width(bits as i64) as u8),
-            },
+            Item::Num(ty, bits) => {
+                let (tag, value, need) = num_slot(ty, bits);
+                scalar(tag, value, need)
+            }
             Item::UInt(v) => scalar(tag::UINT, v, 8),
             Item::Str { start, len } => self.block_slot(tag::STRING, start, len),
             Item::Bytes { start, len } => self.block_slot(tag::BYTES, start, len),
@@ -80,9 +78,16 @@ impl Builder {
             self.huge[i].1
         };
         let prefix = varint_len(content_len) as u64;
-        self.levels.data_len += (prefix + content_len) as usize;
-        self.spans.push((start + prefix, content_len));
-        (Child { tag: t, key: 0, value: (self.spans.len() - 1) as u64 }, POINTER)
+        (self.content_slot(t, start + prefix, content_len), POINTER)
+    }
+
+    /// The slot of a string, bytes or bignum whose content (`len` bytes) is at `at` in
+    /// `blocks`; counts its block in the data section.
+    #[inline]
+    pub(super) fn content_slot(&mut self, t: u8, at: u64, len: u64) -> Child {
+        self.levels.add_block(len as usize);
+        self.spans.push((at, len));
+        Child { tag: t, key: 0, value: (self.spans.len() - 1) as u64 }
     }
 
     /// The canonical bytes of the finished document.
@@ -118,6 +123,32 @@ impl Builder {
     }
 }
 
+/// The slot of a number: its tag, payload and the width it needs (spec §7: a value in
+/// i64 is an `int` whatever its source type).
+#[inline(always)]
+pub(super) fn num_slot(ty: NumTy, bits: u64) -> (u8, u64, u8) {
+    match ty {
+        NumTy::JsonFloat | NumTy::Exact(ElementType::F64) => (tag::F64, bits, 8),
+        NumTy::Exact(ElementType::F32) => (tag::F32, bits, 4),
+        NumTy::Exact(ElementType::Bool) => (if bits != 0 { tag::TRUE } else { tag::FALSE }, 0, 1),
+        NumTy::Exact(ElementType::U64) if bits > i64::MAX as u64 => (tag::UINT, bits, 8),
+        _ => (tag::INT, bits, signed_width(bits as i64) as u8),
+    }
+}
+
+/// Notes a child's slot in its container's record: the width it needs, and its key
+/// (objects: the key id; intmaps: the key, whose width the record also notes).
+#[inline(always)]
+pub(super) fn note_child(node: &mut Node, child: &mut Child, need: u8, key: u64) {
+    node.need(need);
+    if node.tag == tag::INTMAP {
+        node.key_width = node.key_width.max(signed_width(key as i64) as u8);
+    }
+    if node.tag != tag::ARRAY {
+        child.key = key;
+    }
+}
+
 /// The content length of a block of `block_len` bytes (its length varint, then the
 /// content): `c + varint_len(c)` grows with c, so one c fits.
 #[inline]
@@ -130,9 +161,15 @@ fn content_len(block_len: u64) -> u64 {
 }
 
 impl Source for Builder {
+    #[inline]
     fn content(&self, child: &Child) -> &[u8] {
         let (start, len) = self.spans[child.value as usize];
         self.blocks.get(start, len as usize)
+    }
+
+    fn typed_block_end(&self, child: &Child, at: usize) -> usize {
+        let t = &self.typed[child.value as usize];
+        direct::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
     }
 
     fn typed(&self, child: &Child) -> TypedBlock<'_> {

@@ -6,6 +6,8 @@
 //! layout pass walk the tree level by level. Closing an array is also where a run of
 //! numbers becomes a typed array, and a run of equal-shaped typed arrays one of higher rank.
 
+use std::borrow::Cow;
+
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashSet};
 use smallvec::SmallVec;
@@ -14,13 +16,13 @@ use smallvec::SmallVec;
 pub(crate) type Shape = SmallVec<[u64; 3]>;
 
 mod emit;
+use emit::{note_child, num_slot};
 mod spare;
 
 use crate::blocks::Blocks;
-use crate::direct::{Child, Levels};
+use crate::direct::{too_many_children, Child, Levels, Node, POINTER};
 use crate::error::{Category, Error, Result};
-use crate::format::numbers::put_varint;
-use crate::format::{ElementType, MAX_RANK};
+use crate::format::{tag, varint_len, ElementType, MAX_RANK};
 
 /// Where a number came from, which decides how arrays of it are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,9 +81,16 @@ pub(crate) enum FrameKind {
 
 struct Frame {
     kind: FrameKind,
+    /// Where the first child is: on the stack, or for a frame with a `node`, in the
+    /// plan's children of its level.
     start: usize,
+    /// A container whose children go straight into the plan as they come (neither pushed
+    /// on the stack nor moved at `close`): its record, `len` counting the children so far.
+    /// Objects and intmaps, unless duplicate keys replace earlier values (which only the
+    /// stack can undo), and serde sequences whose first child shows they cannot be typed.
+    node: Option<Node>,
     /// Keys seen, once the container is too large for a linear duplicate scan.
-    seen: Option<FxHashSet<u64>>,
+    seen: Option<Box<FxHashSet<u64>>>,
     /// The largest key pushed so far (meaningful once there is a child).
     max_key: u64,
     run: Run,
@@ -140,7 +149,9 @@ pub(crate) struct Builder {
     pub typed: Vec<TypedItem>,
     pub tdata: Vec<u8>,
     pub tmask: Vec<u8>,
-    pub dict: IndexSet<Box<str>, FxBuildHasher>,
+    /// The object keys by provisional id: serde field names borrowed (no allocation per
+    /// document for them), other keys owned.
+    pub dict: IndexSet<Cow<'static, str>, FxBuildHasher>,
     pub max_depth: usize,
     pub duplicate_keys: DuplicateKeys,
     /// Ids of `&'static str` keys (serde struct fields) by address and length: a field
@@ -179,20 +190,30 @@ impl Builder {
 
     /// [`key_id`](Self::key_id) for a key that lives for the whole program, cached by
     /// its address (the same text at two addresses just takes two entries).
-    #[inline]
+    #[inline(always)]
     pub fn static_key_id(&mut self, key: &'static str) -> u64 {
         let (addr, len) = (key.as_ptr() as usize, key.len());
         let slot = (addr ^ (addr >> 9) ^ len) % STATIC_KEY_SLOTS;
+        // Address 0 never holds a str, so the zeroed entries never match (and an empty
+        // cache has none).
+        match self.static_keys.get(slot) {
+            Some(&(a, l, id)) if a == addr && l == len => id,
+            _ => self.static_key_miss(key, slot),
+        }
+    }
+
+    /// Interns a static key the cache does not hold, and caches it in `slot`.
+    #[cold]
+    #[inline(never)]
+    fn static_key_miss(&mut self, key: &'static str, slot: usize) -> u64 {
         if self.static_keys.is_empty() {
             self.static_keys = vec![(0, 0, 0); STATIC_KEY_SLOTS];
         }
-        let (a, l, id) = self.static_keys[slot];
-        // Address 0 never holds a str, so the zeroed entries never match.
-        if a == addr && l == len {
-            return id;
-        }
-        let id = self.key_id(key);
-        self.static_keys[slot] = (addr, len, id);
+        let id = match self.dict.get_index_of(key) {
+            Some(id) => id as u64,
+            None => self.dict.insert_full(Cow::Borrowed(key)).0 as u64,
+        };
+        self.static_keys[slot] = (key.as_ptr() as usize, key.len(), id);
         id
     }
 
@@ -201,7 +222,7 @@ impl Builder {
         if let Some(id) = self.dict.get_index_of(key) {
             return id as u64;
         }
-        self.dict.insert_full(key.into()).0 as u64
+        self.dict.insert_full(Cow::Owned(key.into())).0 as u64
     }
 
     /// Pushes a finished value; `key` is the key id or int key inside objects and maps.
@@ -213,40 +234,29 @@ impl Builder {
                     return Ok(());
                 }
                 self.break_run();
+                if !matches!(item, Item::Num(..) | Item::Typed(_))
+                    && self.frames.last().is_some_and(|f| f.kind == FrameKind::Array)
+                {
+                    self.go_direct_if_empty();
+                }
                 return self.push(key, item);
             }
             if frame.kind != FrameKind::Array {
-                let fresh = frame.seen.is_none() && (self.stack.len() == frame.start || key > frame.max_key);
-                let duplicate = match &mut frame.seen {
-                    // Above every key so far (sorted maps, struct fields in first-seen
-                    // order): no scan and no hashing needed.
-                    None if fresh => false,
-                    Some(seen) => !seen.insert(key),
-                    None => {
-                        let dup = self.stack_keys[frame.start..].contains(&key);
-                        if self.stack.len() - frame.start >= LINEAR_DUPLICATE_SCAN {
-                            frame.seen = Some(self.stack_keys[frame.start..].iter().copied().chain([key]).collect());
-                        }
-                        dup
-                    }
+                let count = match &frame.node {
+                    Some(node) => node.len as usize,
+                    None => self.stack.len() - frame.start,
                 };
-                if duplicate {
-                    match self.duplicate_keys {
-                        DuplicateKeys::Error => {
-                            let name = match frame.kind {
-                                FrameKind::Object => format!("\"{}\"", &self.dict[key as usize]),
-                                _ => (key as i64).to_string(),
-                            };
-                            return Err(Error::new(Category::DuplicateKey, format!("duplicate key {name}")));
-                        }
-                        DuplicateKeys::Last => {
-                            let at = frame.start + self.stack_keys[frame.start..].iter().position(|&k| k == key).unwrap();
-                            self.stack.remove(at);
-                            self.stack_keys.remove(at);
-                        }
-                    }
-                }
+                // Above every key so far (sorted maps, struct fields in first-seen order):
+                // no scan and no hashing needed.
+                let fresh = frame.seen.is_none() && (count == 0 || key > frame.max_key);
                 frame.max_key = frame.max_key.max(key);
+                if !fresh {
+                    self.check_repeated(key)?;
+                }
+            }
+            if self.frames.last().is_some_and(|f| f.node.is_some()) {
+                let (child, need) = self.child_slot(item);
+                return self.push_direct(key, child, need);
             }
         }
         self.stack.push(item);
@@ -254,14 +264,113 @@ impl Builder {
         Ok(())
     }
 
+    /// A serde sequence whose first child is neither a number nor a typed row can never be
+    /// a typed array: its children may go straight into the plan.
+    fn go_direct_if_empty(&mut self) {
+        let depth = self.frames.len() - 1;
+        let frame = self.frames.last_mut().expect("an open container");
+        if frame.node.is_none() && self.stack.len() == frame.start {
+            self.levels.reach(depth);
+            frame.start = self.levels.kids[depth].len();
+            frame.node = Some(Node::new(tag::ARRAY, 0));
+        }
+    }
+
+    /// Handles a key of the innermost object or intmap that is not above all before it:
+    /// an error if it repeats one, or with `DuplicateKeys::Last`, the earlier value goes.
+    fn check_repeated(&mut self, key: u64) -> Result<()> {
+        let depth = self.frames.len() - 1;
+        let frame = self.frames.last_mut().expect("an open container");
+        let duplicate = match &mut frame.seen {
+            Some(seen) => !seen.insert(key),
+            None => {
+                // Fewer than LINEAR_DUPLICATE_SCAN keys: the set is made past that.
+                let keys: SmallVec<[u64; LINEAR_DUPLICATE_SCAN]> = match frame.node {
+                    Some(_) => self.levels.kids[depth][frame.start..].iter().map(|ch| ch.key).collect(),
+                    None => self.stack_keys[frame.start..].iter().copied().collect(),
+                };
+                if keys.len() >= LINEAR_DUPLICATE_SCAN {
+                    frame.seen = Some(Box::new(keys.iter().copied().chain([key]).collect()));
+                }
+                keys.contains(&key)
+            }
+        };
+        if !duplicate {
+            return Ok(());
+        }
+        match self.duplicate_keys {
+            DuplicateKeys::Error => {
+                let name = match frame.kind {
+                    FrameKind::Object => format!("\"{}\"", &self.dict[key as usize]),
+                    _ => (key as i64).to_string(),
+                };
+                Err(Error::new(Category::DuplicateKey, format!("duplicate key {name}")))
+            }
+            DuplicateKeys::Last => {
+                debug_assert!(frame.node.is_none(), "objects that drop repeated keys keep their children on the stack");
+                let at = frame.start + self.stack_keys[frame.start..].iter().position(|&k| k == key).unwrap();
+                self.stack.remove(at);
+                self.stack_keys.remove(at);
+                Ok(())
+            }
+        }
+    }
+
+    /// Records the slot of a child of the innermost container, which writes its children
+    /// straight into the plan (`Frame::node`).
+    #[inline(always)]
+    fn push_direct(&mut self, key: u64, mut child: Child, need: u8) -> Result<()> {
+        let depth = self.frames.len() - 1;
+        let node = self.frames[depth].node.as_mut().expect("a direct frame");
+        node.len = node.len.checked_add(1).ok_or_else(too_many_children)?;
+        note_child(node, &mut child, need, key);
+        self.levels.push(depth, child);
+        Ok(())
+    }
+
+    /// Whether a child under `key` can go straight into the plan with no duplicate check:
+    /// the innermost container takes its children so, and `key` is above all before it.
+    #[inline(always)]
+    fn direct_and_fresh(&mut self, key: u64) -> bool {
+        match self.frames.last_mut() {
+            Some(Frame { node: Some(node), seen: None, max_key, kind, .. }) => {
+                if *kind == FrameKind::Array {
+                    return true;
+                }
+                let fresh = node.len == 0 || key > *max_key;
+                if fresh {
+                    *max_key = key;
+                }
+                fresh
+            }
+            _ => false,
+        }
+    }
+
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
+        if self.direct_and_fresh(key) {
+            return self.push_block_direct(key, tag::STRING, s);
+        }
         let (start, len) = self.add_block(s)?;
         self.push(key, Item::Str { start, len })
     }
 
     pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
+        if self.direct_and_fresh(key) {
+            return self.push_block_direct(key, tag::BYTES, s);
+        }
         let (start, len) = self.add_block(s)?;
         self.push(key, Item::Bytes { start, len })
+    }
+
+    /// A string or bytes child of a container that takes its children straight into the
+    /// plan: its block is stored and its slot recorded, with no item in between.
+    #[inline(always)]
+    fn push_block_direct(&mut self, key: u64, t: u8, content: &[u8]) -> Result<()> {
+        let start = self.blocks.append_block(content)?;
+        let prefix = varint_len(content.len() as u64) as u64;
+        let child = self.content_slot(t, start + prefix, content.len() as u64);
+        self.push_direct(key, child, POINTER)
     }
 
     pub fn push_bignum(&mut self, key: u64, digits: &[u8]) -> Result<()> {
@@ -278,11 +387,8 @@ impl Builder {
     /// Stores `bytes` as the data block of a string, bytes or bignum (spec §5.1: a varint
     /// length, then the bytes); returns where it starts and its length, as items hold it.
     fn add_block(&mut self, bytes: &[u8]) -> Result<(u64, u32)> {
-        let mut prefix = [0u8; 10];
-        let n = put_varint(&mut prefix, bytes.len() as u64);
-        let start = self.blocks.append(&prefix[..n])?;
-        self.blocks.append(bytes)?;
-        let len = u32::try_from(n + bytes.len()).unwrap_or(u32::MAX);
+        let start = self.blocks.append_block(bytes)?;
+        let len = u32::try_from(varint_len(bytes.len() as u64) + bytes.len()).unwrap_or(u32::MAX);
         if len == u32::MAX {
             self.huge.push((start, bytes.len() as u64));
         }
@@ -300,7 +406,16 @@ impl Builder {
         if matches!(self.frames.last().map(|f| &f.run), Some(Run::Numbers { .. })) {
             self.break_run();
         }
-        self.frames.push(Frame { kind, start: self.stack.len(), seen: None, max_key: 0, run: Run::Off });
+        let depth = self.frames.len();
+        let (start, node) = match kind {
+            FrameKind::Object | FrameKind::IntMap if self.duplicate_keys == DuplicateKeys::Error => {
+                self.levels.reach(depth);
+                let t = if kind == FrameKind::Object { tag::OBJECT } else { tag::INTMAP };
+                (self.levels.kids[depth].len(), Some(Node::new(t, 0)))
+            }
+            _ => (self.stack.len(), None),
+        };
+        self.frames.push(Frame { kind, start, node, seen: None, max_key: 0, run: Run::Off });
         Ok(())
     }
 
@@ -322,6 +437,10 @@ impl Builder {
                 self.put_element(t, bits);
                 return Ok(());
             }
+        }
+        if self.direct_and_fresh(key) {
+            let (tag, value, need) = num_slot(NumTy::Exact(t), bits);
+            return self.push_direct(key, Child { tag, key: 0, value }, need);
         }
         self.push(key, Item::Num(NumTy::Exact(t), bits))
     }
@@ -398,6 +517,9 @@ impl Builder {
             _ => {}
         }
         let depth = self.frames.len();
+        if let Some(node) = frame.node {
+            return self.close_direct(key, node, frame.kind, depth);
+        }
         let item = match frame.kind {
             FrameKind::Array => match self.typed_from_run(frame.start) {
                 Some(typed) => typed,
@@ -408,6 +530,21 @@ impl Builder {
         };
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
+        self.push(key, item)
+    }
+
+    /// Closes a container whose children went straight into the plan: its record joins
+    /// its level.
+    fn close_direct(&mut self, key: u64, node: Node, kind: FrameKind, depth: usize) -> Result<()> {
+        let index = self.levels.push_node(node, depth);
+        if self.direct_and_fresh(key) {
+            return self.push_direct(key, Child { tag: node.tag, key: 0, value: index as u64 }, POINTER);
+        }
+        let item = match kind {
+            FrameKind::Array => Item::Array(index),
+            FrameKind::Object => Item::Object(index),
+            FrameKind::IntMap => Item::IntMap(index),
+        };
         self.push(key, item)
     }
 
@@ -439,6 +576,9 @@ impl Builder {
     pub fn close_generic(&mut self, key: u64) -> Result<()> {
         self.break_run();
         let frame = self.frames.pop().expect("close without open");
+        if let Some(node) = frame.node {
+            return self.close_direct(key, node, frame.kind, self.frames.len());
+        }
         let index = self.emit_container(frame.start, FrameKind::Array, self.frames.len())?;
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);

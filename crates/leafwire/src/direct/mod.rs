@@ -200,8 +200,7 @@ impl Levels {
     /// data section (spec §7).
     pub fn finish(&mut self, keys: Keys<'_>, root: Child, source: &impl Source) -> Result<Layout> {
         let texts = keys.texts;
-        let mut sorted: Vec<u32> = (0..texts.len() as u32).collect();
-        sorted.sort_unstable_by(|&a, &b| texts[a as usize].cmp(texts[b as usize]));
+        let sorted = byte_order(texts);
         let mut rank = vec![0u32; texts.len()];
         for (r, &id) in sorted.iter().enumerate() {
             rank[id as usize] = r as u32;
@@ -297,6 +296,17 @@ impl Levels {
     }
 }
 
+/// The ids of `texts` in the byte order of the texts (the dictionary's order, spec §4.2).
+/// Most comparisons are settled by the first 8 bytes read as one big-endian number
+/// (zero-padded, so a key sorts before its extensions or ties with them); only ties
+/// compare the bytes.
+fn byte_order(texts: &[&[u8]]) -> Vec<u32> {
+    let head = |t: &[u8]| t.iter().take(8).enumerate().fold(0u64, |h, (i, &b)| h | (b as u64) << (56 - 8 * i));
+    let mut order: Vec<(u64, u32)> = texts.iter().enumerate().map(|(id, t)| (head(t), id as u32)).collect();
+    order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| texts[a.1 as usize].cmp(texts[b.1 as usize])));
+    order.into_iter().map(|(_, id)| id).collect()
+}
+
 /// A placed document: everything the writer needs besides the levels and the source.
 pub struct Layout {
     pub root: Child,
@@ -316,7 +326,7 @@ fn typed_block_len(element: ElementType, shape: &[u64], masked: bool) -> usize {
 }
 
 /// Where a typed block placed at `at` (relative to an 8-aligned start) ends.
-pub(super) fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
+pub(crate) fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
     let count = shape.iter().product::<u64>() as usize;
     let data = c::align(at + typed::header_len(shape.iter().copied()), element.size());
     data + count * element.size() + if masked { count.div_ceil(8) } else { 0 }

@@ -26,6 +26,14 @@ pub trait Source {
     fn content(&self, child: &Child) -> &[u8];
     /// The array of a typed child (sources without typed arrays are never asked).
     fn typed(&self, child: &Child) -> TypedBlock<'_>;
+
+    /// Where the block of a typed child, placed at `at`, ends. A source that knows the
+    /// shape without making a [`TypedBlock`] may say so directly: blocks are placed once
+    /// more than they are written.
+    fn typed_block_end(&self, child: &Child, at: usize) -> usize {
+        let t = self.typed(child);
+        super::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
+    }
 }
 
 /// A typed array as the writer needs it.
@@ -178,8 +186,7 @@ impl DataCursor {
     pub fn place(&mut self, child: &Child, source: &impl Source) -> usize {
         let at = self.at;
         self.at = if child.tag == tag::TYPED {
-            let t = source.typed(child);
-            super::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
+            source.typed_block_end(child, at)
         } else {
             let len = source.content(child).len();
             at + c::varint_len(len as u64) + len
@@ -221,6 +228,10 @@ trait Out {
     /// The document offset of the next byte.
     fn position(&self) -> usize;
     fn put(&mut self, bytes: &[u8]) -> Result<()>;
+
+    fn put_byte(&mut self, byte: u8) -> Result<()> {
+        self.put(&[byte])
+    }
 }
 
 impl Out for DataWriter<'_> {
@@ -238,6 +249,13 @@ impl Out for DataWriter<'_> {
         self.at += bytes.len();
         Ok(())
     }
+
+    #[inline(always)]
+    fn put_byte(&mut self, byte: u8) -> Result<()> {
+        self.buf[self.at] = MaybeUninit::new(byte);
+        self.at += 1;
+        Ok(())
+    }
 }
 
 /// The root's payload (spec §7: the root's block, if it has one, comes first).
@@ -251,13 +269,18 @@ fn root_payload(levels: &Levels, layout: &Layout, source: &impl Source, data: &m
 }
 
 /// Writes a data child's block.
-#[inline]
+#[inline(always)]
 fn write_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
     if child.tag != tag::TYPED {
         let content = source.content(child);
-        let mut varint = [0u8; 10];
-        let n = c::numbers::put_varint(&mut varint, content.len() as u64);
-        out.put(&varint[..n])?;
+        if content.len() < 0x80 {
+            // A one-byte varint (most strings): stored, not copied.
+            out.put_byte(content.len() as u8)?;
+        } else {
+            let mut varint = [0u8; 10];
+            let n = c::numbers::put_varint(&mut varint, content.len() as u64);
+            out.put(&varint[..n])?;
+        }
         return out.put(content);
     }
     write_typed_block(child, source, out)
