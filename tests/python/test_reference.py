@@ -234,7 +234,7 @@ def test_crc_covers_bytes_0_to_44():
     (header(root_record(1, 5, 3, 0, 112), flags=0x8000), 10),
     (header(root_record(1, 5, 3, 0, 113)), 40),
     (header(root_record(1, 5, 3, 0, 111)), 40),
-    (header(root_record(1, 5, 0x0E, 0, 112)), 56),
+    (header(root_record(1, 5, 0x0F, 0, 112)), 56),
     (header(root_record(1, 5, 0xFF, 0, 112)), 56),
     (b"LEAFWIRE", 8),
 ])
@@ -256,7 +256,7 @@ def _with_root(body, tag):
 
 
 @pytest.mark.parametrize("doc, message", [
-    (_with_root(bytes([0x00, 0x01, 0x0E, 0x00]), 0x0A), "unknown tag 0x0e"),
+    (_with_root(bytes([0x00, 0x01, 0x0F, 0x00]), 0x0A), "unknown tag 0x0f"),
     (_with_root(bytes([11, 0x01, 1, 0]), 0x0D), "unknown element type 11"),
     (_with_root(bytes([1, 0x00]), 0x0D), "rank 0"),
     (_with_root(bytes([1, 33] + [1] * 33), 0x0D), "rank 33"),

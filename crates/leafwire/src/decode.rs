@@ -82,6 +82,9 @@ pub(crate) trait Tree<'a>: Sized {
     fn intmap_with_capacity(n: usize) -> Self::IntMap;
     fn intmap_insert(m: &mut Self::IntMap, key: i64, value: Self);
     fn intmap(m: Self::IntMap) -> Self;
+
+    /// A packed array's elements (spec §13), decoded into owned values.
+    fn packed(elements: Vec<Value>, offset: u64) -> Result<Self>;
 }
 
 struct Walk<'a, 'b> {
@@ -134,6 +137,10 @@ impl<'a> Walk<'a, '_> {
                 let header = TypedHeader::parse(self.buf(), payload)?;
                 self.budget.charge(Budget::typed_header_cost(&header), payload)?;
                 T::typed(TypedRef { buf: self.buf(), header, level: 0, start: 0 })
+            }
+            tag::PACKED => {
+                self.budget.charge(1, payload)?;
+                T::packed(crate::packed::decode_block(self.buf(), payload)?, payload)?
             }
             _ => {
                 self.budget.charge(1, payload)?;
@@ -301,5 +308,9 @@ impl<'a> Tree<'a> for Value {
     }
     fn intmap(m: IntMap) -> Self {
         Value::IntMap(m)
+    }
+
+    fn packed(elements: Vec<Value>, _offset: u64) -> Result<Self> {
+        Ok(Value::Array(elements))
     }
 }

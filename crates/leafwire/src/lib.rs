@@ -35,6 +35,7 @@ mod node_serde;
 // and reader that call them come next, until then only their tests do.
 #[allow(dead_code)]
 mod packed;
+pub use packed::PackOptions;
 pub mod raw;
 mod read;
 mod recode;
@@ -112,7 +113,14 @@ pub fn encode(value: &Value) -> Result<Vec<u8>> {
 
 /// Encodes a `Value` canonically, accepting nesting up to `max_depth` containers.
 pub fn encode_with(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
-    direct::encode_value(value, max_depth)
+    direct::encode_value(value, max_depth, None)
+}
+
+/// Encodes a `Value` in packed mode (spec §13): every outermost array that holds at least
+/// 64 scalars is shredded into columns and compressed, and reads back as the same array.
+/// Smaller, still randomly accessible by element; not zero-copy and not editable in place.
+pub fn encode_packed(value: &Value, options: &PackOptions) -> Result<Vec<u8>> {
+    direct::encode_value(value, DEFAULT_MAX_DEPTH, Some(options))
 }
 
 /// Decodes a whole document into a `Value` (nesting up to `DEFAULT_MAX_DEPTH`).

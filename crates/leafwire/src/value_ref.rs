@@ -223,4 +223,13 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     fn intmap(m: IntEntries<'a>) -> Self {
         ValueRef::IntMap(m)
     }
+
+    /// A packed array's values are decoded, not in the document: nothing to borrow.
+    fn packed(_elements: Vec<crate::Value>, offset: u64) -> crate::error::Result<Self> {
+        Err(crate::error::Error::new(
+            crate::error::Category::Unsupported,
+            "a packed array (spec §13) has no bytes to borrow: decode it with `decode` or `Node::to_value`",
+        )
+        .at(offset))
+    }
 }

@@ -249,7 +249,7 @@ impl Levels {
     fn aligned_data_len(&self, root: Child, source: &impl Source) -> usize {
         let mut data = write::DataCursor { at: 0 };
         let mut place = |child: &Child| {
-            if matches!(child.tag, tag::STRING | tag::BYTES | tag::BIGNUM | tag::TYPED) {
+            if tag::is_data(child.tag) {
                 data.place(child, source);
             }
         };

@@ -6,13 +6,17 @@ use std::borrow::Cow;
 use super::{too_many_children, write_document, Child, KeyTable, Keys, Levels, Node, Source, TypedBlock, POINTER};
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::signed_width;
-use crate::format::{is_bignum_text, tag};
+use crate::format::header;
+use crate::format::{is_bignum_text, tag, FLAG_PACKED};
+use crate::packed::{self, PackOptions};
 use crate::value::{TypedArray, Value};
 
-/// Encodes `value` canonically, accepting nesting up to `max_depth` containers.
-pub(crate) fn encode_value(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
+/// Encodes `value` canonically, accepting nesting up to `max_depth` containers; with
+/// `pack`, its large arrays become packed arrays (spec §13).
+pub(crate) fn encode_value(value: &Value, max_depth: usize, pack: Option<&PackOptions>) -> Result<Vec<u8>> {
     let (levels, keys) = SCRATCH.take();
-    let mut planner = Planner { levels, keys: keys.recycle(), blocks: Vec::new(), typed: Vec::new(), max_depth };
+    let mut planner =
+        Planner { levels, keys: keys.recycle(), blocks: Vec::new(), typed: Vec::new(), packed: Vec::new(), pack, max_depth };
     let bytes = planner.encode(value);
     let Planner { mut levels, keys, .. } = planner;
     if levels.heap_size() + keys.heap_size() <= SCRATCH_LIMIT {
@@ -36,6 +40,9 @@ struct Planner<'a> {
     /// Content of the string, bytes and bignum values met, by handle.
     blocks: Vec<&'a [u8]>,
     typed: Vec<&'a TypedArray>,
+    /// Packed blocks made so far, and whether to make them.
+    packed: Vec<Vec<u8>>,
+    pack: Option<&'a PackOptions>,
     max_depth: usize,
 }
 
@@ -43,10 +50,32 @@ impl<'a> Planner<'a> {
     fn encode(&mut self, value: &'a Value) -> Result<Vec<u8>> {
         let (tag, value, _) = self.visit(value, 0)?;
         let root = Child { tag, key: 0, value };
-        let source = Blocks { blocks: &self.blocks, typed: &self.typed };
+        let source = Blocks { blocks: &self.blocks, typed: &self.typed, packed: &self.packed };
         let keys = Keys { texts: self.keys.texts(), hashes: self.keys.hashes() };
         let layout = self.levels.finish(keys, root, &source)?;
-        Ok(write_document(&self.levels, keys, &layout, &source))
+        let mut doc = write_document(&self.levels, keys, &layout, &source);
+        if !self.packed.is_empty() {
+            header::add_feature(&mut doc, FLAG_PACKED);
+        }
+        Ok(doc)
+    }
+
+    /// `elements` as a packed array, when packing is asked for and pays.
+    #[inline(never)]
+    fn try_pack(&mut self, v: &Value) -> Result<Option<(u8, u64, u8)>> {
+        let Some(options) = self.pack else { return Ok(None) };
+        let block = match v {
+            Value::Array(items) => packed::pack(items, options)?,
+            Value::Typed(t) if t.len() >= packed::MIN_GROUP_LEAVES => match t.to_nested() {
+                Value::Array(items) => packed::pack(&items, options)?,
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(block) = block else { return Ok(None) };
+        self.levels.add_block(block.len());
+        self.packed.push(block);
+        Ok(Some((tag::PACKED, (self.packed.len() - 1) as u64, POINTER)))
     }
 
     /// Records `v` (the root at depth 0, or a child of a container at depth `depth` − 1):
@@ -70,6 +99,18 @@ impl<'a> Planner<'a> {
                 }
                 self.block(tag::BIGNUM, s.as_bytes())
             }
+            Value::Array(_) | Value::Typed(_) if self.pack.is_some() => match self.try_pack(v)? {
+                Some(slot) => slot,
+                None => self.container(v, depth)?,
+            },
+            Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_) => self.container(v, depth)?,
+        })
+    }
+
+    /// Records a container or typed array `v`, as `visit` does.
+    #[inline]
+    fn container(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
+        Ok(match v {
             Value::Array(items) => {
                 let mut node = self.open(tag::ARRAY, items.len(), depth)?;
                 let index = self.levels.open(node, depth);
@@ -105,6 +146,7 @@ impl<'a> Planner<'a> {
                 self.typed.push(t);
                 (tag::TYPED, (self.typed.len() - 1) as u64, POINTER)
             }
+            _ => unreachable!("scalars are visited inline"),
         })
     }
 
@@ -139,10 +181,14 @@ impl<'a> Planner<'a> {
 struct Blocks<'p, 'a> {
     blocks: &'p [&'a [u8]],
     typed: &'p [&'a TypedArray],
+    packed: &'p [Vec<u8>],
 }
 
 impl Source for Blocks<'_, '_> {
     fn content(&self, child: &Child) -> &[u8] {
+        if child.tag == tag::PACKED {
+            return &self.packed[child.value as usize];
+        }
         self.blocks[child.value as usize]
     }
 
@@ -180,10 +226,10 @@ mod tests {
         map.insert("typed".into(), Value::Array(typed));
         let value = Value::Object(map);
 
-        let mut planner = Planner { levels: Levels::default(), keys: KeyTable::default(), blocks: Vec::new(), typed: Vec::new(), max_depth: 128 };
+        let mut planner = Planner { levels: Levels::default(), keys: KeyTable::default(), blocks: Vec::new(), typed: Vec::new(), packed: Vec::new(), pack: None, max_depth: 128 };
         let (tag, v, _) = planner.visit(&value, 0).unwrap();
         let root = Child { tag, key: 0, value: v };
-        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed };
+        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, packed: &planner.packed };
         let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
         let layout = planner.levels.finish(keys, root, &source).unwrap();
         let mut streamed = Vec::new();
@@ -191,7 +237,7 @@ mod tests {
         let mut out = vec![MaybeUninit::new(0xAA); layout.end];
         let written = write_document_into(&planner.levels, keys, &layout, &source, &mut out);
         assert!(*written == *streamed);
-        assert!(streamed == encode_value(&value, 128).unwrap());
+        assert!(streamed == encode_value(&value, 128, None).unwrap());
         crate::validate(&streamed).unwrap();
     }
 }

@@ -156,7 +156,7 @@ fn write_front(out: &mut [u8], keys: Keys<'_>, layout: &Layout, root: u64) {
 
 #[inline(always)]
 fn is_data(child: &Child) -> bool {
-    matches!(child.tag, tag::STRING | tag::BYTES | tag::BIGNUM | tag::TYPED)
+    tag::is_data(child.tag)
 }
 
 /// What the slots ask of the data section: where a data child's block goes.

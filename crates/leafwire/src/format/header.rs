@@ -123,6 +123,17 @@ pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     Ok((record, at))
 }
 
+/// The feature flags of a document whose header has been checked.
+pub fn flags(doc: &[u8]) -> u16 {
+    u16::from_le_bytes([doc[10], doc[11]])
+}
+
+/// Sets feature bit(s) `flag` in an encoded document's header (spec §2.1).
+pub fn add_feature(doc: &mut [u8], flag: u16) {
+    let flags = flags(doc) | flag;
+    doc[10..12].copy_from_slice(&flags.to_le_bytes());
+}
+
 /// Writes a fresh header into `out[..HEADER_LEN]`: magic, version, no flags, `record` as
 /// record A and record B unused (spec §7).
 pub fn write_header(out: &mut [u8], record: &RootRecord) {

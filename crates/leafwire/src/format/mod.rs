@@ -28,8 +28,10 @@ pub const HEADER_LEN: usize = 112;
 pub const RECORD_A: usize = 16;
 pub const RECORD_B: usize = 64;
 pub const RECORD_LEN: usize = 48;
-/// Feature flags this reader understands: page checksums (spec §2.3).
-pub const KNOWN_FLAGS: u16 = integrity::FLAG;
+/// Feature bit 0: the document holds packed arrays (tag 0x0E, spec §13).
+pub const FLAG_PACKED: u16 = 1;
+/// Feature flags this reader understands: packed arrays (§13) and page checksums (§2.3).
+pub const KNOWN_FLAGS: u16 = FLAG_PACKED | integrity::FLAG;
 
 /// Objects and intmaps with more children than this carry a hash index (spec §7).
 pub const INDEX_THRESHOLD: usize = 8;
@@ -52,12 +54,21 @@ pub mod tag {
     pub const OBJECT: u8 = 0x0B;
     pub const INTMAP: u8 = 0x0C;
     pub const TYPED: u8 = 0x0D;
-    pub const LAST: u8 = TYPED;
+    /// A packed array: the offset of a packed block holding a column group (spec §13).
+    pub const PACKED: u8 = 0x0E;
+    pub const LAST: u8 = PACKED;
 
     /// Whether the payload of this tag is an offset to a block.
     #[inline]
     pub fn is_pointer(t: u8) -> bool {
-        (STRING..=TYPED).contains(&t)
+        (STRING..=PACKED).contains(&t)
+    }
+
+    /// Whether the payload of this tag is the offset of a data block (spec §5, §13) rather
+    /// than of a container.
+    #[inline(always)]
+    pub fn is_data(t: u8) -> bool {
+        matches!(t, STRING | BYTES | BIGNUM | TYPED | PACKED)
     }
 
     /// Whether a child with tag `t` may sit in a slot of `width` bytes (spec §3.2): the tag

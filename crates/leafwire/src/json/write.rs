@@ -127,8 +127,23 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
                 self.budget.charge(Budget::typed_header_cost(&header), payload)?;
                 self.typed(&header, 0, 0)?;
             }
+            tag::PACKED => self.packed(payload, depth_left)?,
             _ => self.container(t, payload, depth_left)?,
         }
+        Ok(())
+    }
+
+    /// A packed array: its elements decoded, laid out as an ordinary array and written by
+    /// this same writer, so that every value has one JSON form (NaN an error, as here).
+    #[inline(never)]
+    fn packed(&mut self, payload: u64, depth_left: usize) -> Result<()> {
+        self.budget.charge(1, payload)?;
+        let array = crate::Value::Array(crate::packed::decode_block(self.buf(), payload)?);
+        let doc = crate::encode_with(&array, depth_left.max(1))?;
+        let root = crate::Document::open(&doc)?.root();
+        // Through the non-generic entry point: a writer generic over its sink calling
+        // itself would instantiate without end.
+        self.out.extend_from_slice(to_json_node(&root)?.as_bytes());
         Ok(())
     }
 

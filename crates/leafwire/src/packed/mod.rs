@@ -24,7 +24,63 @@ mod sizes;
 mod tests;
 
 use crate::error::{Category, Error, Result};
+use crate::value::Value;
 use bits::unzigzag;
+pub use group::PackOptions;
+
+/// A group of fewer scalars than this is not worth its tables: the array stays ordinary.
+pub(crate) const MIN_GROUP_LEAVES: usize = 64;
+
+/// The packed block of `elements` (the content of a tag 0x0E block, spec §13), or `None`
+/// when they are too few scalars to pack or the shredder declines them.
+pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<Vec<u8>>> {
+    if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
+        return Ok(None);
+    }
+    let Some(s) = shred::shred(elements) else { return Ok(None) };
+    let mut out = Vec::new();
+    group::write_group(&s, options, &mut out)?;
+    Ok(Some(out))
+}
+
+/// Whether `values` hold at least `min` scalars (typed arrays count their elements);
+/// stops counting there.
+pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
+    fn count(v: &Value, left: &mut usize) {
+        if *left == 0 {
+            return;
+        }
+        match v {
+            Value::Array(items) => items.iter().for_each(|i| count(i, left)),
+            Value::Object(m) => m.values().for_each(|i| count(i, left)),
+            Value::IntMap(m) => m.values().for_each(|i| count(i, left)),
+            Value::Typed(t) => *left = left.saturating_sub(t.len()),
+            _ => *left -= 1,
+        }
+    }
+    let mut left = min;
+    values.iter().for_each(|v| count(v, &mut left));
+    left == 0
+}
+
+/// The column group of the packed block at `payload` of `buf`.
+pub(crate) fn open_block(buf: &[u8], payload: u64) -> Result<group::Group<'_>> {
+    let (start, end) = crate::format::data::span(buf, payload)?;
+    group::Group::open(buf, start..end)
+}
+
+/// What one packed block may decode to, in values plus string bytes (spec §13.6): enough
+/// for 256 values per byte of the document, which no valid group comes near, and not
+/// enough for a small bomb to exhaust memory.
+pub(crate) fn decode_budget(document_len: usize) -> u64 {
+    (1 << 20) + 256 * document_len as u64
+}
+
+/// Every element of the packed block at `payload`.
+pub(crate) fn decode_block(buf: &[u8], payload: u64) -> Result<Vec<Value>> {
+    let mut budget = decode_budget(buf.len());
+    open_block(buf, payload)?.elements(&mut budget)
+}
 
 /// Nested streams (a cascade) may nest at most this deep below the page's own stream.
 pub(crate) const MAX_NESTING: u32 = 3;

@@ -8,6 +8,7 @@
 
 mod iter;
 mod lookup;
+mod packed;
 mod pointer;
 pub(crate) mod typed;
 
@@ -114,6 +115,7 @@ impl<'a> Node<'a> {
             tag::ARRAY => Kind::Array,
             tag::OBJECT => Kind::Object,
             tag::INTMAP => Kind::IntMap,
+            tag::PACKED => Kind::Array,
             _ => Kind::TypedArray,
         }
     }
@@ -161,7 +163,7 @@ impl<'a> Node<'a> {
                 let c = self.container()?;
                 c.pos as u64..c.end as u64
             }
-            tag::STRING | tag::BYTES | tag::BIGNUM => self.payload..data::span(self.buf, self.payload)?.1 as u64,
+            tag::STRING | tag::BYTES | tag::BIGNUM | tag::PACKED => self.payload..data::span(self.buf, self.payload)?.1 as u64,
             tag::TYPED if self.level == 0 => self.payload..self.typed_header()?.end() as u64,
             _ => return Ok(None),
         };
@@ -173,6 +175,7 @@ impl<'a> Node<'a> {
         match self.tag {
             tag::ARRAY | tag::OBJECT | tag::INTMAP => Ok(self.container()?.count),
             tag::TYPED => Ok(self.typed_header()?.shape[self.level] as usize),
+            tag::PACKED => self.packed_len(),
             _ => Err(Error::wrong_type("a container", self.kind())),
         }
     }
@@ -235,6 +238,7 @@ impl<'a> Node<'a> {
                 self.child(&c, i)
             }
             tag::TYPED => self.typed_at(i),
+            tag::PACKED => Err(packed::inside_packed(self.payload)),
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
     }

@@ -34,7 +34,7 @@ pub struct Pointer {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Step {
+pub(super) struct Step {
     key: Box<[u8]>,
     hash: u64,
     index: Option<usize>,
@@ -54,6 +54,10 @@ impl Pointer {
     }
 
     /// The pointer's text, as given.
+    pub(super) fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
     pub fn as_str(&self) -> &str {
         &self.text
     }
@@ -225,6 +229,7 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
             tag::OBJECT => lookup::object_child_hashed(buf, dict, payload, token.bytes(), token.hash())?,
             tag::ARRAY => lookup::array_child(buf, payload, token.index().ok_or_else(|| not_an_index(token.bytes()))?)?,
             tag::TYPED => return walk_typed(start.with(t, payload), std::iter::once(token).chain(tokens)),
+            tag::PACKED => return Err(super::packed::inside_packed(payload)),
             tag::INTMAP => {
                 let key = int_key(token.bytes())?;
                 let node = start.with(t, payload).get_int(key)?;

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::format::container::Geometry;
 use crate::format::data::{self, utf8};
 use crate::format::dictionary::Dict;
-use crate::format::integrity;
+use crate::format::{header, integrity, FLAG_PACKED};
 use crate::format::typed::TypedHeader;
 use crate::format::{self, hash, is_bignum_text, read_u32, read_uint, tag, ElementType, HEADER_LEN};
 use crate::read::Document;
@@ -34,6 +34,8 @@ pub struct Stats {
     pub scalars: u64,
     pub strings: u64,
     pub typed_arrays: u64,
+    /// Packed arrays (spec §13).
+    pub packed_arrays: u64,
     pub keys: u64,
     /// Bytes inside blocks reachable from the root (header and padding excluded).
     pub reachable_bytes: u64,
@@ -79,6 +81,9 @@ fn walk(doc: &Document<'_>, options: &ValidateOptions, blocks: Blocks) -> Result
         v.dictionary()?;
     }
     v.value(doc.record().root_tag, doc.record().root, 0)?;
+    if header::flags(buf) & FLAG_PACKED != 0 && v.stats.packed_arrays == 0 {
+        return Err(Error::malformed(10, "feature bit 0 (packed) set in a document without packed arrays"));
+    }
     v.blocks.finish()?;
     Ok(v.stats)
 }
@@ -165,6 +170,7 @@ impl<'a> Validator<'a> {
                 Ok(())
             }
             tag::TYPED => self.typed(payload),
+            tag::PACKED => self.packed(payload),
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 if depth >= self.options.max_depth {
                     return Err(Error::depth_limit(self.options.max_depth).at(payload));
@@ -312,6 +318,18 @@ impl<'a> Validator<'a> {
         let (start, end) = data::span(self.buf, offset)?;
         self.claim(offset, end as u64)?;
         Ok(&self.buf[start..end])
+    }
+
+    /// A packed array (spec §13): allowed by feature bit 0 only, and its group decoded
+    /// whole, which checks every rule of §13.6.
+    fn packed(&mut self, offset: u64) -> Result<()> {
+        if header::flags(self.buf) & FLAG_PACKED == 0 {
+            return Err(Error::malformed(offset, "packed array in a document without feature bit 0 (spec §13)"));
+        }
+        self.data(offset)?;
+        self.stats.packed_arrays += 1;
+        crate::packed::decode_block(self.buf, offset)?;
+        Ok(())
     }
 
     fn typed(&mut self, offset: u64) -> Result<()> {
