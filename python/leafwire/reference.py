@@ -231,7 +231,7 @@ class _Reader:
         if tag == TYPED:
             return self.typed(payload)
         if tag == PACKED:
-            return self.packed_array(payload, depth + 1)
+            return self.packed_array(payload)
         raise FormatError(at, f"unknown tag 0x{tag:02x}")
 
     def length_prefixed(self, p):
@@ -296,10 +296,9 @@ class _Reader:
             raise FormatError(p, "the same key twice in one container")
         return result
 
-    def packed_array(self, p, depth):
-        """§13: a packed block (varint L, then L bytes of one column group) -> list."""
-        if depth > self.max_depth:
-            raise FormatError(p, f"nesting deeper than {self.max_depth}")
+    def packed_array(self, p):
+        """§13: a packed block (varint L, then L bytes of one column group) -> list. Like a
+        data block it adds no nesting depth (§9.12): a group bounds its own."""
         q, length = self.length_prefixed(p)
         self.take(q, length)
         self.packed_blocks += 1
