@@ -3,6 +3,7 @@ through the reference reader: the hand-written codec vectors of the Rust codec t
 column groups written by the Rust writer, the packed vectors of spec/vectors/packed/, and
 malformed input, which must always be a FormatError and never another exception."""
 
+import gzip
 import json
 import math
 import random
@@ -320,6 +321,28 @@ def test_the_groups_use_every_codec_but_split_and_pco():
         packed._unwrap_zstd = unwrap
     assert seen >= set(range(0x00, 0x07)) | {0x10, 0x12, 0x14, 0x15} | set(range(0x20, 0x25))
     assert zstd_pages
+
+
+# -- (b) packed documents of real data, written by the Rust encoder ------------------------
+
+SAMPLES = REPO / "tests" / "data" / "sample"
+PACKED_DOCUMENTS = REPO / "tests" / "data" / "packed_documents"
+SOURCES = {
+    "decentraland_marketplace_orders": "graphql/decentraland_marketplace_orders.json",
+    "countries": "geojson/countries.geojson.gz",
+    "twitter": "json/twitter.json",
+    "github_events": "json/github_events.json",
+    "canada": "json/canada.json",
+}
+
+
+@pytest.mark.parametrize("path", sorted(PACKED_DOCUMENTS.glob("*.lw")), ids=lambda p: p.stem)
+def test_rust_packed_documents_decode_to_their_json(path):
+    source = SAMPLES / SOURCES[path.stem.removesuffix("_zstd")]
+    text = gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes()
+    data = path.read_bytes()
+    assert struct.unpack_from("<H", data, 10)[0] & 1, "feature bit 0"
+    assert same(loads(data), json.loads(text))
 
 
 # -- (b) spec/vectors/packed/ ------------------------------------------------------------
