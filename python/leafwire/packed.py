@@ -626,13 +626,18 @@ class _Group:
         self.stripes = self.read_stripe_index(r, stripe_count)
 
     def read_keys(self, r):
-        keys = []
+        """§13.2: K distinct UTF-8 keys; errors are reported at the key's length."""
+        keys, seen = [], set()
         for _ in range(r.count(0, r.remaining(), "group key count out of range")):
             at = r.pos
-            key = _utf8(r, r.take(r.count(0, r.remaining(), "group key runs past the block")), at)
+            try:
+                key = r.take(r.count(0, r.remaining(), "group key runs past the block")).decode("utf-8")
+            except UnicodeDecodeError:
+                r.fail(at, "group key is not UTF-8")
+            if key in seen:
+                r.fail(at, "group key repeated")
+            seen.add(key)
             keys.append(key)
-        if len(set(keys)) != len(keys):
-            r.fail(r.pos, "group key repeated")
         return keys
 
     def read_node(self, r, i):

@@ -300,7 +300,8 @@ class _Reader:
         """§13: a packed block (varint L, then L bytes of one column group) -> list. Like a
         data block it adds no nesting depth (§9.12): a group bounds its own."""
         q, length = self.length_prefixed(p)
-        self.take(q, length)
+        if q + length > len(self.doc):
+            raise FormatError(p, f"packed block of {length} bytes runs past the end of the document")
         self.packed_blocks += 1
         return _packed_module().read_group(self.doc, q, q + length)
 
