@@ -547,7 +547,10 @@ def _unwrap_zstd(r):
     c = r.varint()
     frame_at = r.pos
     frame = r.take(c)
-    import zstandard  # only pages with a zstd stage need it
+    try:
+        import zstandard  # only pages with a zstd stage need it
+    except ImportError:
+        r.fail(frame_at, "a page with a zstd stage needs the zstandard package (pip install zstandard)")
 
     try:
         size = zstandard.frame_content_size(frame)
