@@ -254,7 +254,7 @@ def header_vectors():
     vector("header_bad_magic", rule, "Malformed", 0, "the magic is LEAFWIRX", patched(good, 0, b"LEAFWIRX"))
     vector("header_major_version_2", rule, "Unsupported", 8, "major version 2", patched(good, 8, b"\x02"))
     vector("header_unknown_flag", rule, "Unsupported", 10,
-           "feature flag bit 0 (reserved for the packed columnar mode) is set", patched(good, 10, b"\x01\x00"))
+           "feature flag bit 2 (reserved) is set", patched(good, 10, b"\x04\x00"))
     end = len(good)
     bad_a = record(112, ARRAY, end, crc=zlib.crc32(record(112, ARRAY, end)[:44]) ^ 1)
     bad_b = record(112, ARRAY, end, generation=2, crc=0)

@@ -67,7 +67,7 @@ else:
         validate,
     )
 
-    def dumps(obj, *, default=None, max_depth=DEFAULT_MAX_DEPTH):
+    def dumps(obj, *, default=None, max_depth=DEFAULT_MAX_DEPTH, packed=False, zstd=None, lossy_float_step=None):
         """Serialize ``obj`` to Leafwire bytes (a canonical document, spec §7).
 
         ``default`` is called with any object of another type and its result is encoded
@@ -83,8 +83,16 @@ else:
         An empty numpy array whose shape describes more rows than the document has bytes
         (like ``np.zeros((10**6, 0))``) raises ``EncodeError``: spec §5.2 forbids it so
         that readers need not trust such shapes.
+
+        ``packed=True`` writes packed mode (spec §13): every list or array of 64 numbers
+        or more (records included) is shredded into compressed columns, several times
+        smaller and still readable by element; ``loads`` and ``open`` read it like any
+        document (``open`` unpacks it in memory first). ``zstd`` (a level, 1-22) adds a
+        zstd stage to each page where it pays; ``lossy_float_step`` (T) stores floats
+        rounded to multiples of 2**T (lossy, by request only).
         """
-        return _leafwire.dumps(obj, default=default, max_depth=max_depth)
+        return _leafwire.dumps(obj, default=default, max_depth=max_depth, packed=packed, zstd=zstd,
+                               lossy_float_step=lossy_float_step)
 
     def loads(data, *, type=None, arrays="numpy", max_depth=DEFAULT_MAX_DEPTH):  # noqa: A002 - msgspec's name
         """Deserialize Leafwire bytes (any bytes-like object) to Python objects.

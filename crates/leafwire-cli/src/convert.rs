@@ -45,6 +45,24 @@ pub fn from_json(input: &Path, output: &Path, options: &JsonOptions, checksums: 
     write_atomically(output, Some(input), |w| convert(w))
 }
 
+/// JSON text to a packed Leafwire file (spec §13). The whole value is held in memory: the
+/// shredder needs every element of a group before it writes one column.
+pub fn from_json_packed(input: &Path, output: &Path, options: &JsonOptions, pack: &leafwire::PackOptions, checksums: bool) -> Result<(), Failure> {
+    let text = open_text(input)?;
+    let doc = leafwire::json::from_json_packed(text.as_bytes(), options, pack).map_err(|e| Failure::json(input, e))?;
+    write_document(&doc, output, Some(input), checksums)
+}
+
+/// Writes a whole document to `output` (`-`: stdout), atomically for a file.
+pub fn write_document(doc: &[u8], output: &Path, like: Option<&Path>, checksums: bool) -> Result<(), Failure> {
+    let write = |w: &mut dyn Write| with_checksums(w, checksums, output, |w| w.write_all(doc).map_err(|e| Failure::new(output, e)));
+    if is_std(output) {
+        refuse_binary_terminal()?;
+        return stream_stdout(|w| write(w));
+    }
+    write_atomically(output, like, |w| write(w))
+}
+
 /// How much input is read (from-json), or output written (to-json), between giving the
 /// input's mapped pages back to the system.
 const RELEASE_STEP: usize = 8 << 20;
@@ -84,6 +102,15 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
 pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
+    if leafwire::is_packed_document(file.as_bytes()) {
+        // Values inside packed arrays have no nodes: the lookup decodes what it needs.
+        let value = doc.pointer_value(pointer).map_err(|e| Failure::leafwire(input, e))?;
+        let bytes = leafwire::encode_with(&value, crate::READ_DEPTH).map_err(|e| Failure::leafwire(input, e))?;
+        let inner = leafwire::Document::open(&bytes).map_err(|e| Failure::leafwire(input, e))?;
+        let mut text = Vec::new();
+        write_json(&inner.root(), &mut text, false, input, Path::new("<stdout>"))?;
+        return write_stdout(&text);
+    }
     let node = pointer::resolve(&doc, input, pointer)?;
     let mut text = Vec::new();
     write_json(&node, &mut text, false, input, Path::new("<stdout>"))?;

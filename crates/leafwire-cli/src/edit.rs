@@ -72,7 +72,15 @@ fn edit(input: &Path, trust: Trust, change: impl FnOnce(&mut Editor) -> Result<(
 /// or over `input` itself (to stdout when either is `-`). The file is mapped, validated,
 /// given back to the system, and walked into the encoder; the output streams into its
 /// temporary file. Memory holds the document's structure once, never a decoded copy.
-pub fn compact(input: &Path, output: Option<&Path>, checksums: bool) -> Result<(), Failure> {
+/// What `compact` does with packed arrays (spec §13).
+pub enum PackMode {
+    /// A packed file stays packed (repacked with the default options), an ordinary one ordinary.
+    Keep,
+    Pack(leafwire::PackOptions),
+    Unpack,
+}
+
+pub fn compact(input: &Path, output: Option<&Path>, checksums: bool, mode: PackMode) -> Result<(), Failure> {
     // Refuse a read-only file before the work, not after.
     if output.is_none() && !is_std(input) {
         if let Ok(meta) = std::fs::metadata(input) {
@@ -88,6 +96,18 @@ pub fn compact(input: &Path, output: Option<&Path>, checksums: bool) -> Result<(
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
     // Stdin in, with no output named, goes to stdout.
     let output = output.unwrap_or(input);
+    let was_packed = leafwire::is_packed_document(file.as_bytes());
+    let pack = match mode {
+        PackMode::Pack(options) => Some(options),
+        PackMode::Keep if was_packed => Some(leafwire::PackOptions::default()),
+        PackMode::Keep | PackMode::Unpack => None,
+    };
+    if let Some(pack) = pack {
+        // Packing needs every element of a group at once: through a decoded value.
+        let value = doc.root().to_value_with(crate::READ_DEPTH).map_err(|e| Failure::leafwire(input, e))?;
+        let packed = leafwire::encode_packed(&value, &pack).map_err(|e| Failure::leafwire(input, e))?;
+        return crate::convert::write_document(&packed, output, Some(input), checksums);
+    }
     let recode = |w: &mut dyn Write| {
         with_checksums(w, checksums, output, |w| {
             // The walk reads each live page about once: give them back now and then.

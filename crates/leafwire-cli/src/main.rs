@@ -39,6 +39,28 @@ struct Cli {
     command: Command,
 }
 
+/// Packed mode (spec §13): large arrays shredded into compressed columns.
+#[derive(clap::Args, Clone, Copy)]
+pub struct PackArgs {
+    /// Write packed arrays: every array of 64 scalars or more becomes compressed columns
+    /// (smaller, still readable by element; not zero-copy, not editable in place).
+    #[arg(long)]
+    pub packed: bool,
+    /// With --packed: compress each page with zstd at this level (1-22) where it pays.
+    #[arg(long, requires = "packed", value_parser = clap::value_parser!(i32).range(1..=22))]
+    pub zstd: Option<i32>,
+    /// With --packed: store floats rounded to multiples of 2^T (lossy; T from -60 to 60,
+    /// e.g. -12 keeps every value within 2^-13).
+    #[arg(long, requires = "packed", allow_hyphen_values = true, value_parser = clap::value_parser!(i8).range(-60..=60))]
+    pub lossy_float_step: Option<i8>,
+}
+
+impl PackArgs {
+    fn options(self) -> Option<leafwire::PackOptions> {
+        self.packed.then_some(leafwire::PackOptions { zstd_level: self.zstd, lossy_step: self.lossy_float_step })
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Convert JSON text to a Leafwire file (written atomically).
@@ -57,6 +79,8 @@ enum Command {
         /// Write the canonical bytes alone, without page checksums (spec §2.3).
         #[arg(long)]
         no_checksums: bool,
+        #[command(flatten)]
+        pack: PackArgs,
     },
     /// Convert a Leafwire file to JSON text (compact unless --pretty).
     ///
@@ -126,6 +150,12 @@ enum Command {
         /// Write the canonical bytes alone, without page checksums (spec §2.3).
         #[arg(long)]
         no_checksums: bool,
+        #[command(flatten)]
+        pack: PackArgs,
+        /// Write packed arrays out as ordinary containers (the default keeps a packed file
+        /// packed and an ordinary one ordinary).
+        #[arg(long, conflicts_with = "packed")]
+        unpacked: bool,
     },
     /// Summarize a file: header, dictionary and the top level of the value.
     Inspect {
@@ -166,7 +196,7 @@ fn trust(trusted: bool) -> leafwire::Trust {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::FromJson { input, output, max_depth, duplicate_keys, no_checksums } => {
+        Command::FromJson { input, output, max_depth, duplicate_keys, no_checksums, pack } => {
             let options = leafwire::json::JsonOptions {
                 max_depth: max_depth as usize,
                 duplicate_keys: match duplicate_keys {
@@ -174,14 +204,24 @@ fn run(command: Command) -> Result<(), Failure> {
                     DuplicateKeys::Last => leafwire::DuplicateKeys::Last,
                 },
             };
-            convert::from_json(&input, &output, &options, !no_checksums)
+            match pack.options() {
+                Some(pack) => convert::from_json_packed(&input, &output, &options, &pack, !no_checksums),
+                None => convert::from_json(&input, &output, &options, !no_checksums),
+            }
         }
         Command::ToJson { input, output, pretty } => convert::to_json(&input, output.as_deref(), pretty),
         Command::Get { input, pointer } => convert::get(&input, &pointer),
         Command::Validate { input, max_depth } => report::validate(&input, max_depth as usize),
         Command::Set { input, pointer, json, trusted } => edit::set(&input, &pointer, &json, trust(trusted)),
         Command::Delete { input, pointer, trusted } => edit::delete(&input, &pointer, trust(trusted)),
-        Command::Compact { input, output, no_checksums } => edit::compact(&input, output.as_deref(), !no_checksums),
+        Command::Compact { input, output, no_checksums, pack, unpacked } => {
+            let mode = match (pack.options(), unpacked) {
+                (Some(options), _) => edit::PackMode::Pack(options),
+                (None, true) => edit::PackMode::Unpack,
+                (None, false) => edit::PackMode::Keep,
+            };
+            edit::compact(&input, output.as_deref(), !no_checksums, mode)
+        }
         Command::Inspect { input } => report::inspect(&input),
         Command::Stats { input, top, json } => stats::run(&input, &stats::Options { top, json }),
     }

@@ -28,6 +28,9 @@ enum Owner {
     Mapped(#[allow(dead_code)] MappedFile),
     Bytes(#[allow(dead_code)] Py<PyBytes>),
     Buffer(#[allow(dead_code)] PyUntypedBuffer),
+    /// A packed document (spec §13) laid out as an ordinary one in memory: packed arrays
+    /// have no nodes to hand out lazily.
+    Unpacked(#[allow(dead_code)] leafwire::AlignedBytes),
 }
 
 /// A Leafwire document opened lazily: nothing past the header is read until asked for.
@@ -93,7 +96,12 @@ impl Document {
             Owner::Mapped(m) => m.as_bytes(),
             Owner::Bytes(b) => b.bind(py).as_bytes(),
             Owner::Buffer(b) => buffer_bytes(b)?,
+            Owner::Unpacked(b) => b.as_bytes(),
         };
+        if !matches!(owner, Owner::Unpacked(_)) && leafwire::is_packed_document(bytes) {
+            let unpacked = py.detach(|| leafwire::unpack(bytes)).map_err(|e| err(py, e))?;
+            return Document::from_owner(py, Owner::Unpacked(leafwire::AlignedBytes::new(&unpacked)));
+        }
         // SAFETY: the bytes belong to `owner`, which moves into the same `Document` and is
         // dropped after `doc`; their address does not change when `owner` moves (a mapping,
         // the storage of an immutable bytes object, or an exported buffer).
@@ -126,6 +134,7 @@ impl Document {
             Owner::Mapped(_) => "mapped file",
             Owner::Bytes(_) => "bytes",
             Owner::Buffer(_) => "buffer",
+            Owner::Unpacked(_) => "unpacked copy",
         }
     }
 }

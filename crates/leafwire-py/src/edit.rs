@@ -87,7 +87,7 @@ fn edit_err(py: Python<'_>, e: leafwire::Error) -> PyErr {
 /// decoded to a `Value`.
 fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     let py = obj.py();
-    let bytes = crate::dumps(py, obj, None, leafwire::DEFAULT_MAX_DEPTH)?;
+    let bytes = crate::dumps_plain(py, obj, None, leafwire::DEFAULT_MAX_DEPTH)?;
     leafwire::decode(bytes.as_bytes()).map_err(|e| err(py, e))
 }
 

@@ -63,8 +63,35 @@ fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> P
 guarded! {
 /// Serializes `obj` to Leafwire bytes.
 #[pyfunction]
-#[pyo3(signature = (obj, /, *, default = None, max_depth = 128))]
-fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (obj, /, *, default = None, max_depth = 128, packed = false, zstd = None, lossy_float_step = None))]
+#[allow(clippy::too_many_arguments)]
+fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    default: Option<&Bound<'py, PyAny>>,
+    max_depth: usize,
+    packed: bool,
+    zstd: Option<i32>,
+    lossy_float_step: Option<i8>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    if !packed {
+        if zstd.is_some() || lossy_float_step.is_some() {
+            return Err(errors::bad_argument("zstd and lossy_float_step apply to packed=True only"));
+        }
+        return dumps_plain(py, obj, default, max_depth);
+    }
+    if zstd.is_some_and(|l| !(1..=22).contains(&l)) || lossy_float_step.is_some_and(|t| !(-60..=60).contains(&t)) {
+        return Err(errors::bad_argument("zstd must be 1-22 and lossy_float_step -60..60"));
+    }
+    // Packed mode (spec §13) shreds whole arrays: through the ordinary bytes and a value.
+    let plain = dumps_plain(py, obj, default, max_depth)?;
+    let plain = plain.as_bytes();
+    let options = leafwire::PackOptions { zstd_level: zstd, lossy_step: lossy_float_step };
+    let bytes = py.detach(|| leafwire::encode_packed(&leafwire::decode_with(plain, max_depth)?, &options)).map_err(|e| to_py(py, e, Side::Encode))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+fn dumps_plain<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, default: Option<&Bound<'py, PyAny>>, max_depth: usize) -> PyResult<Bound<'py, PyBytes>> {
     if let Some(bytes) = dumps_fast::dumps(py, obj, check_depth(max_depth)?)? {
         return Ok(bytes);
     }
@@ -130,13 +157,24 @@ fn loads(py: Python<'_>, data: &Bound<'_, PyAny>, arrays: &str, max_depth: usize
     let arrays = Arrays::parse(arrays)?;
     let max_depth = check_depth(max_depth)?;
     with_bytes(data, "loads()", |bytes| {
-        if let Some(obj) = loads_fast::loads(py, bytes, arrays, max_depth) {
-            return Ok(obj.unbind());
+        if leafwire::is_packed_document(bytes) {
+            // Packed arrays (spec §13) decode in the core; the rest as for any document.
+            let plain = py.detach(|| leafwire::unpack(bytes)).map_err(|e| loads_general::err(py, e))?;
+            let aligned = leafwire::AlignedBytes::new(&plain);
+            return loads_aligned(py, aligned.as_bytes(), arrays, max_depth);
         }
-        let doc = leafwire::Document::open(bytes).map_err(|e| loads_general::err(py, e))?;
-        let mut decoder = Decoder::new(py, arrays, max_depth, None, doc.as_bytes());
-        Ok(decoder.value(&doc.root(), 0)?.unbind())
+        loads_aligned(py, bytes, arrays, max_depth)
     })
+}
+
+/// `loads` of an ordinary document.
+fn loads_aligned(py: Python<'_>, bytes: &[u8], arrays: Arrays, max_depth: usize) -> PyResult<Py<PyAny>> {
+    if let Some(obj) = loads_fast::loads(py, bytes, arrays, max_depth) {
+        return Ok(obj.unbind());
+    }
+    let doc = leafwire::Document::open(bytes).map_err(|e| loads_general::err(py, e))?;
+    let mut decoder = Decoder::new(py, arrays, max_depth, None, doc.as_bytes());
+    Ok(decoder.value(&doc.root(), 0)?.unbind())
 }
 
 /// Converts JSON text (str or UTF-8 bytes) to Leafwire bytes.

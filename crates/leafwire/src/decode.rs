@@ -83,8 +83,8 @@ pub(crate) trait Tree<'a>: Sized {
     fn intmap_insert(m: &mut Self::IntMap, key: i64, value: Self);
     fn intmap(m: Self::IntMap) -> Self;
 
-    /// A packed array's elements (spec §13), decoded into owned values.
-    fn packed(elements: Vec<Value>, offset: u64) -> Result<Self>;
+    /// A packed array (spec §13), decoded into an owned value.
+    fn packed(array: Value, offset: u64) -> Result<Self>;
 }
 
 struct Walk<'a, 'b> {
@@ -140,7 +140,7 @@ impl<'a> Walk<'a, '_> {
             }
             tag::PACKED => {
                 self.budget.charge(1, payload)?;
-                T::packed(crate::packed::decode_block(self.buf(), payload)?, payload)?
+                T::packed(crate::packed::decode_block_typed(self.buf(), payload, depth_left)?, payload)?
             }
             _ => {
                 self.budget.charge(1, payload)?;
@@ -310,7 +310,7 @@ impl<'a> Tree<'a> for Value {
         Value::IntMap(m)
     }
 
-    fn packed(elements: Vec<Value>, _offset: u64) -> Result<Self> {
-        Ok(Value::Array(elements))
+    fn packed(array: Value, _offset: u64) -> Result<Self> {
+        Ok(array)
     }
 }

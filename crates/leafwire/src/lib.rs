@@ -123,6 +123,18 @@ pub fn encode_packed(value: &Value, options: &PackOptions) -> Result<Vec<u8>> {
     direct::encode_value(value, DEFAULT_MAX_DEPTH, Some(options))
 }
 
+/// Whether a document's header says it holds packed arrays (feature bit 0, spec §13).
+pub fn is_packed_document(bytes: &[u8]) -> bool {
+    bytes.len() >= format::HEADER_LEN && format::header::flags(bytes) & format::FLAG_PACKED != 0
+}
+
+/// A packed document (spec §13) rewritten as the ordinary document of the same value:
+/// what a reader that wants nodes everywhere (lazy access, zero-copy arrays, editing)
+/// opens instead.
+pub fn unpack(bytes: &[u8]) -> Result<Vec<u8>> {
+    encode(&decode(bytes)?)
+}
+
 /// Decodes a whole document into a `Value` (nesting up to `DEFAULT_MAX_DEPTH`).
 pub fn decode(bytes: &[u8]) -> Result<Value> {
     Document::open(bytes)?.root().to_value()

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::ElementType;
 use crate::read::{Document, Node};
-use crate::Kind;
+use crate::{Kind, Value};
 
 /// Rewrites `doc` canonically into `writer` (nesting up to `max_depth`); returns the new
 /// document's length. Like `decode`, the walk is charged against the document's work
@@ -77,6 +77,14 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget, visits
             let shape = t.shape().iter().map(|&d| d as u64).collect();
             b.push_typed(key, t.element_type(), shape, t.bytes(), mask.as_deref())
         }
+        // A packed array comes out ordinary: its elements decoded, laid out as an array,
+        // and recoded like any other (so `compact --unpacked` is this walk).
+        Kind::Array if node.is_packed() => {
+            let elements = crate::packed::decode_block(node.buf(), node.offset()).map_err(at)?;
+            let doc = encode_as_json_would(&Value::Array(elements), b.max_depth)?;
+            let root = Document::open(&doc)?.root();
+            push_node(b, key, &root, &Budget::for_document(doc.len()), visits)
+        }
         Kind::Array => {
             b.open(FrameKind::Array).map_err(at)?;
             for child in node.iter()? {
@@ -101,6 +109,53 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget, visits
                 push_node(b, k as u64, &child, budget, visits)?;
             }
             b.close(key).map_err(at)
+        }
+    }
+}
+
+/// Encodes `value` with its numbers typed as JSON text would type them (spec §11): arrays
+/// of integers narrow to the smallest integer type, arrays of floats become f64 typed
+/// arrays, equal rows merge. A packed array's elements decode this way (spec §13), so that
+/// packing and unpacking a document converted from JSON gives back the same bytes.
+pub(crate) fn encode_as_json_would(value: &Value, max_depth: usize) -> Result<Vec<u8>> {
+    let mut b = Builder::new(max_depth);
+    push_json_like(&mut b, 0, value)?;
+    b.finish()?.encode()
+}
+
+fn push_json_like(b: &mut Builder, key: u64, v: &Value) -> Result<()> {
+    match v {
+        Value::Null => b.push(key, Item::Null),
+        Value::Bool(x) => b.push(key, Item::Bool(*x)),
+        Value::Int(x) => b.push(key, Item::Num(NumTy::JsonInt, *x as u64)),
+        Value::UInt(x) if *x <= i64::MAX as u64 => b.push(key, Item::Num(NumTy::JsonInt, *x)),
+        Value::UInt(x) => b.push(key, Item::UInt(*x)),
+        Value::F64(x) => b.push(key, Item::Num(NumTy::JsonFloat, x.to_bits())),
+        Value::F32(x) => b.push(key, Item::Num(NumTy::Exact(ElementType::F32), x.to_bits() as u64)),
+        Value::String(s) => b.push_str(key, s.as_bytes()),
+        Value::Bytes(x) => b.push_bytes(key, x),
+        Value::BigNum(d) => b.push_bignum(key, d.as_bytes()),
+        Value::Typed(t) => {
+            let shape = t.shape().iter().map(|&d| d as u64).collect();
+            b.push_typed(key, t.element_type(), shape, &t.data().le_bytes(), t.int_mask())
+        }
+        Value::Array(items) => {
+            b.open(FrameKind::Array)?;
+            items.iter().try_for_each(|item| push_json_like(b, 0, item))?;
+            b.close(key)
+        }
+        Value::Object(map) => {
+            b.open(FrameKind::Object)?;
+            for (k, item) in map {
+                let id = b.key_id(k);
+                push_json_like(b, id, item)?;
+            }
+            b.close(key)
+        }
+        Value::IntMap(map) => {
+            b.open(FrameKind::IntMap)?;
+            map.iter().try_for_each(|(&k, item)| push_json_like(b, k as u64, item))?;
+            b.close(key)
         }
     }
 }

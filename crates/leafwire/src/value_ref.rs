@@ -225,7 +225,7 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     }
 
     /// A packed array's values are decoded, not in the document: nothing to borrow.
-    fn packed(_elements: Vec<crate::Value>, offset: u64) -> crate::error::Result<Self> {
+    fn packed(_array: crate::Value, offset: u64) -> crate::error::Result<Self> {
         Err(crate::error::Error::new(
             crate::error::Category::Unsupported,
             "a packed array (spec §13) has no bytes to borrow: decode it with `decode` or `Node::to_value`",

@@ -39,6 +39,12 @@ pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
     b.finish()?.encode()
 }
 
+/// Converts JSON text to a packed Leafwire document (spec §13): its large arrays of records
+/// or numbers shredded into compressed columns.
+pub fn from_json_packed(json: &[u8], options: &JsonOptions, pack: &crate::PackOptions) -> Result<Vec<u8>> {
+    crate::encode_packed(&crate::decode(&from_json_with(json, options)?)?, pack)
+}
+
 /// Converts JSON text to a Leafwire document written into `writer`, the bytes of
 /// `from_json_with`; returns the document's length.
 ///

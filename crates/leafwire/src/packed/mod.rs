@@ -76,10 +76,24 @@ pub(crate) fn decode_budget(document_len: usize) -> u64 {
     (1 << 20) + 256 * document_len as u64
 }
 
-/// Every element of the packed block at `payload`.
+/// Every element of the packed block at `payload`, as the shredder stored them (arrays of
+/// numbers as arrays).
 pub(crate) fn decode_block(buf: &[u8], payload: u64) -> Result<Vec<Value>> {
     let mut budget = decode_budget(buf.len());
     open_block(buf, payload)?.elements(&mut budget)
+}
+
+/// The packed array at `payload` as a decoded document gives it (spec §13): its arrays of
+/// numbers typed as JSON conversion types them (§11), so an array of numbers only is one
+/// typed array.
+pub(crate) fn decode_block_typed(buf: &[u8], payload: u64, max_depth: usize) -> Result<Value> {
+    as_decoded(Value::Array(decode_block(buf, payload)?), max_depth)
+}
+
+/// A value from a group's columns with its arrays of numbers typed as §11 types them.
+pub(crate) fn as_decoded(value: Value, max_depth: usize) -> Result<Value> {
+    let doc = crate::recode::encode_as_json_would(&value, max_depth)?;
+    crate::decode_with(&doc, max_depth)
 }
 
 /// Nested streams (a cascade) may nest at most this deep below the page's own stream.

@@ -25,7 +25,8 @@ impl<'a> Node<'a> {
         if i >= group.len() {
             return Err(super::lookup::out_of_range(i, group.len(), self.payload));
         }
-        group.element(i, &mut packed::decode_budget(self.buf.len()))
+        let element = group.element(i, &mut packed::decode_budget(self.buf.len()))?;
+        packed::as_decoded(element, crate::DEFAULT_MAX_DEPTH)
     }
 
     pub(super) fn packed_len(&self) -> Result<usize> {
