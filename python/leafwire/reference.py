@@ -138,6 +138,15 @@ def _packed_module():
     return _PACKED_MODULE
 
 
+def _nesting(value):
+    """Containers (lists and dicts) on the deepest path of a decoded value, itself included."""
+    if isinstance(value, list):
+        return 1 + max(map(_nesting, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_nesting, value.values()), default=0)
+    return 0
+
+
 def _align(p, n):
     return (p + n - 1) // n * n
 
@@ -231,7 +240,7 @@ class _Reader:
         if tag == TYPED:
             return self.typed(payload)
         if tag == PACKED:
-            return self.packed_array(payload)
+            return self.packed_array(payload, depth + 1)
         raise FormatError(at, f"unknown tag 0x{tag:02x}")
 
     def length_prefixed(self, p):
@@ -296,14 +305,18 @@ class _Reader:
             raise FormatError(p, "the same key twice in one container")
         return result
 
-    def packed_array(self, p):
-        """§13: a packed block (varint L, then L bytes of one column group) -> list. Like a
-        data block it adds no nesting depth (§9.12): a group bounds its own."""
+    def packed_array(self, p, depth):
+        """§13: a packed block (varint L, then L bytes of one column group) -> list. For
+        the nesting limit it is the array it stands for (§9.12): a container at `depth`,
+        holding its elements' lists and dicts."""
         q, length = self.length_prefixed(p)
         if q + length > len(self.doc):
             raise FormatError(p, f"packed block of {length} bytes runs past the end of the document")
         self.packed_blocks += 1
-        return _packed_module().read_group(self.doc, q, q + length)
+        elements = _packed_module().read_group(self.doc, q, q + length)
+        if depth + _nesting(elements) - 1 > self.max_depth:
+            raise FormatError(p, f"nesting deeper than {self.max_depth} inside a packed array")
+        return elements
 
     def typed(self, p):
         """§5.2: an N-dimensional typed array -> nested lists."""

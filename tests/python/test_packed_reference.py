@@ -560,6 +560,18 @@ def test_feature_bit_0_goes_with_tag_0x0e():
         loads(plain)
 
 
+def test_a_packed_array_counts_for_the_nesting_limit_as_the_array_it_stands_for():
+    # The element is 40 nested lists: with the packed array, 41 containers deep.
+    data = document(rust_group("deep"))
+    assert same(loads(data, max_depth=41), [_deep()])
+    with pytest.raises(FormatError, match="nesting deeper than 40 inside a packed array"):
+        loads(data, max_depth=40)
+    nested = document(rust_group("deep"), nested=True)  # one array more around it
+    assert same(loads(nested, max_depth=42), [[_deep()]])
+    with pytest.raises(FormatError, match="nesting deeper than 41"):
+        loads(nested, max_depth=41)
+
+
 def test_a_packed_block_past_the_document_end():
     data = document(records_group())
     with pytest.raises(FormatError):
