@@ -597,3 +597,46 @@ def test_mutated_groups_are_values_or_format_errors(monkeypatch):
                 assert isinstance(packed.read_group(bytes(bad), 0, len(bad)), list)
             except FormatError:
                 pass
+
+
+# -- the Python package's packed documents (when the package is built) ---------------------
+
+def _package():
+    try:
+        import leafwire
+        leafwire.dumps  # the compiled extension is there
+        return leafwire
+    except (ImportError, AttributeError):
+        return None
+
+
+def test_package_packed_documents_read_the_same_in_the_reference_reader():
+    """Random arrays of records through ``leafwire.dumps(packed=True)``: the reference
+    reader gives back the value, and so does the package's own ``loads``."""
+    leafwire = _package()
+    if leafwire is None:
+        pytest.skip("the leafwire package is not built")
+    hypothesis = pytest.importorskip("hypothesis")
+    st = hypothesis.strategies
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-(1 << 70), 1 << 70), st.floats(),
+                        st.text(max_size=6), st.binary(max_size=3))
+    values = st.recursive(scalars, lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["id", "name", "tags", "x", "y"]), inner, max_size=4),
+        st.dictionaries(st.integers(-3, 3), inner, max_size=3),
+    ), max_leaves=12)
+    documents = st.tuples(st.lists(values, min_size=64, max_size=100), st.sampled_from([None, 3]))
+
+    packed_documents = []
+
+    @hypothesis.settings(max_examples=60, deadline=None, derandomize=True)
+    @hypothesis.given(documents)
+    def check(case):
+        rows, zstd = case
+        data = leafwire.dumps({"rows": rows}, packed=True, zstd=zstd)
+        packed_documents.append(struct.unpack_from("<H", data, 10)[0] & 1)
+        assert same(loads(data), {"rows": rows})
+        assert same(leafwire.loads(data, arrays="list"), {"rows": rows})
+
+    check()
+    assert sum(packed_documents) > len(packed_documents) // 2, "most of the documents hold a packed array"
