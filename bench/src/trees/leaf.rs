@@ -36,3 +36,56 @@ impl TreePeer for Leafwire {
             .collect()
     }
 }
+
+/// Packed mode (spec §13), lossless, without and with the zstd stage. Select reads each
+/// feature's properties through the packed array (decoding the stripe that holds it).
+macro_rules! packed_peer {
+    ($name:ident, $label:expr, $zstd:expr) => {
+        pub struct $name;
+
+        impl TreePeer for $name {
+            const NAME: &'static str = $label;
+            const API: &'static str = "leafwire::to_vec_packed / from_slice_owned; select: Node::packed_element(i)";
+            const SELECT: &'static str = "decodes every stripe once per element it holds (no column projection yet)";
+
+            fn encode<M: Model>(m: &M) -> Result<Vec<u8>, Fail> {
+                leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None })
+                    .map_err(Fail::error)
+            }
+            fn decode<M: Model>(bytes: &[u8]) -> Result<M, Fail> {
+                leafwire::from_slice_owned(bytes).map_err(Fail::error)
+            }
+            fn select(bytes: &[u8]) -> Result<Vec<Properties>, Fail> {
+                let doc = Document::open(bytes).map_err(Fail::error)?;
+                let features = doc.pointer("/features").map_err(Fail::error)?;
+                let n = features.len().map_err(Fail::error)?;
+                let text = |v: &leafwire::Value, key: &str| -> Result<String, Fail> {
+                    match v {
+                        leafwire::Value::Object(m) => match m.get(key) {
+                            Some(leafwire::Value::String(s)) => Ok(s.clone()),
+                            _ => Err(Fail::Wrong(format!("no string {key}"))),
+                        },
+                        _ => Err(Fail::Wrong("properties is not an object".into())),
+                    }
+                };
+                (0..n)
+                    .map(|i| {
+                        let f = features.packed_element(i).map_err(Fail::error)?;
+                        let leafwire::Value::Object(f) = f else {
+                            return Err(Fail::Wrong("feature is not an object".into()));
+                        };
+                        let p = f.get("properties").ok_or_else(|| Fail::Wrong("no properties".into()))?;
+                        Ok(Properties {
+                            ADMIN: text(p, "ADMIN")?,
+                            ISO_A3: text(p, "ISO_A3")?,
+                            ISO_A2: text(p, "ISO_A2")?,
+                        })
+                    })
+                    .collect()
+            }
+        }
+    };
+}
+
+packed_peer!(LeafwirePacked, "leafwire (packed)", None);
+packed_peer!(LeafwirePackedZstd, "leafwire (packed, zstd -19)", Some(19));

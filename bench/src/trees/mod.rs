@@ -11,6 +11,7 @@ mod peer;
 mod serdejson;
 #[cfg(feature = "treebuf")]
 mod treebuf;
+mod zstd_peers;
 
 use serde_json::{json, Value};
 
@@ -36,8 +37,16 @@ fn peers<M: Model + 'static>() -> Vec<Entry<M>> {
         #[cfg(feature = "treebuf")]
         entry::<treebuf::TreeBuf, M>(),
         entry::<serdejson::SerdeJson, M>(),
+        entry::<zstd_peers::JsonZstd3, M>(),
+        entry::<zstd_peers::JsonZstd19, M>(),
+        entry::<zstd_peers::MsgPackZstd3, M>(),
+        entry::<zstd_peers::MsgPackZstd19, M>(),
         #[cfg(feature = "leafwire")]
         entry::<leaf::Leafwire, M>(),
+        #[cfg(feature = "leafwire")]
+        entry::<leaf::LeafwirePacked, M>(),
+        #[cfg(feature = "leafwire")]
+        entry::<leaf::LeafwirePackedZstd, M>(),
     ]
 }
 
@@ -69,7 +78,7 @@ fn load<M: Model>(text: &[u8]) -> (M, usize) {
 
 fn report(workload: &str, title: &str, ctx: &Ctx) -> Report {
     let mut r = Report::new(workload, title, &ctx.plan, msgpack::MsgPack::NAME);
-    r.leafwire = vec!["leafwire".into()];
+    r.leafwire = vec!["leafwire".into(), "leafwire (packed)".into(), "leafwire (packed, zstd -19)".into()];
     r.peers = peers::<GraphQl>().iter().map(|e| (e.info)()).collect();
     r
 }

@@ -37,12 +37,16 @@ const PEERS: &[Entry] = &[
     entry::<serde_peers::Bincode>(),
     #[cfg(feature = "leafwire")]
     entry::<leaf::Leafwire>(),
+    #[cfg(feature = "leafwire")]
+    entry::<leaf::LeafwirePacked>(),
+    #[cfg(feature = "leafwire")]
+    entry::<leaf::LeafwirePackedZstd>(),
 ];
 
 pub fn run(ctx: &Ctx) -> Report {
     let mut report =
         Report::new("workbook", "Criteo's workbook model, small and big (seed 004)", &ctx.plan, protobuf::Prost::NAME);
-    report.leafwire = vec!["leafwire".into()];
+    report.leafwire = vec!["leafwire".into(), "leafwire (packed)".into(), "leafwire (packed, zstd -19)".into()];
     report.peers = PEERS.iter().map(|e| (e.info)()).collect();
     if !cfg!(feature = "leafwire") {
         report.peers.push(crate::leafwire_missing());

@@ -35,7 +35,7 @@ mod node_serde;
 // and reader that call them come next, until then only their tests do.
 #[allow(dead_code)]
 mod packed;
-pub use packed::PackOptions;
+pub use packed::{ColumnSize, PackOptions, PathStep, Stream};
 pub mod raw;
 mod read;
 mod recode;
@@ -53,8 +53,8 @@ pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
 pub use format::header::RootRecord;
 pub use format::{ElementType, DEFAULT_MAX_DEPTH};
-pub use recode::recode_to_writer;
 pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, Pointer, TypedRef};
+pub use recode::recode_to_writer;
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
 pub use value_ref::ValueRef;
@@ -82,10 +82,32 @@ pub fn to_writer<W: std::io::Write, T: serde::Serialize + ?Sized>(mut writer: W,
 /// Deserializes any `Deserialize` type from Leafwire bytes; `&str` and `&[u8]` fields
 /// borrow from `bytes`.
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    if is_packed_document(bytes) {
+        return Err(Error::new(
+            Category::Unsupported,
+            "a packed document (spec §13) decodes to owned values: read it with `leafwire::from_slice_owned`",
+        ));
+    }
     let doc = Document::open(bytes)?;
     let root = doc.root();
     let ctx = de::Ctx::new(&root)?;
     T::deserialize(de::NodeDeserializer::new(root, &ctx))
+}
+
+/// Deserializes an owned value from a document in either mode: a packed document (spec
+/// §13) is unpacked first; an ordinary one is read as [`from_slice`] reads it.
+pub fn from_slice_owned<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    if is_packed_document(bytes) {
+        return from_slice(&unpack(bytes)?);
+    }
+    from_slice(bytes)
+}
+
+/// Serializes any `Serialize` value in packed mode (spec §13): its large arrays of
+/// records and numbers shredded into compressed columns. Read it back with
+/// [`from_slice_owned`].
+pub fn to_vec_packed<T: serde::Serialize + ?Sized>(value: &T, options: &PackOptions) -> Result<Vec<u8>> {
+    encode_packed(&decode(&to_vec(value)?)?, options)
 }
 
 /// Finishes, in `bytes` (a whole file's contents), a commit that a crash interrupted

@@ -56,10 +56,12 @@ pub enum ValueKind {
     UInt,
     F64,
     F32,
+    /// A packed array's tables and structural columns (kinds, shapes, lengths, keys).
+    PackedStructure,
 }
 
-/// Number of distinct [`ValueKind`]s: 12 plain kinds and 11 element types.
-const KINDS: usize = 23;
+/// Number of distinct [`ValueKind`]s: 13 plain kinds and 11 element types.
+const KINDS: usize = 24;
 
 impl ValueKind {
     /// A dense index in `0..KINDS`, also the kind's place in listings of equal size.
@@ -79,6 +81,7 @@ impl ValueKind {
             UInt => 20,
             F64 => 21,
             F32 => 22,
+            PackedStructure => 23,
         }
     }
 
@@ -97,7 +100,8 @@ impl ValueKind {
             19 => Int,
             20 => UInt,
             21 => F64,
-            _ => F32,
+            22 => F32,
+            _ => PackedStructure,
         }
     }
 
@@ -117,6 +121,7 @@ impl ValueKind {
             UInt => "uint".into(),
             F64 => "f64".into(),
             F32 => "f32".into(),
+            PackedStructure => "packed structure".into(),
         }
     }
 
@@ -266,11 +271,19 @@ pub struct Stats {
     by_kind: [Totals; KINDS],
     paths: Paths,
     by_path: Vec<PathTotals>,
+    codecs: Vec<(&'static str, u64)>,
 }
 
 impl Stats {
     pub fn new(file_len: u64) -> Stats {
-        Stats { file_len, sections: Vec::new(), by_kind: [Totals::default(); KINDS], paths: Paths::new(), by_path: vec![PathTotals::default()] }
+        Stats {
+            file_len,
+            sections: Vec::new(),
+            by_kind: [Totals::default(); KINDS],
+            paths: Paths::new(),
+            by_path: vec![PathTotals::default()],
+            codecs: Vec::new(),
+        }
     }
 
     /// The path of `step` from `parent`, interned.
@@ -284,13 +297,33 @@ impl Stats {
 
     /// One value of `kind` at `path`, owning `bytes` bytes of the file.
     pub fn add(&mut self, path: PathId, kind: ValueKind, bytes: u64) {
+        self.add_values(path, kind, bytes, 1);
+    }
+
+    /// `count` values of `kind` at `path` owning `bytes` bytes in all (a packed column).
+    pub fn add_values(&mut self, path: PathId, kind: ValueKind, bytes: u64, count: u64) {
         let k = &mut self.by_kind[kind.index()];
         k.bytes += bytes;
-        k.count += 1;
+        k.count += count;
         let p = &mut self.by_path[path.0 as usize];
         p.totals.bytes += bytes;
-        p.totals.count += 1;
+        p.totals.count += count;
         p.kinds |= 1 << kind.index();
+    }
+
+    /// `bytes` of packed pages written with `codec`.
+    pub fn add_codec(&mut self, codec: &'static str, bytes: u64) {
+        match self.codecs.iter_mut().find(|(n, _)| *n == codec) {
+            Some((_, b)) => *b += bytes,
+            None => self.codecs.push((codec, bytes)),
+        }
+    }
+
+    /// Bytes of packed pages by codec, largest first (empty for unpacked files).
+    pub fn codecs(&self) -> Vec<(&'static str, u64)> {
+        let mut codecs = self.codecs.clone();
+        codecs.sort_by_key(|&(name, bytes)| (std::cmp::Reverse(bytes), name));
+        codecs
     }
 
     /// Adds `bytes` to the section `name` (created at the end of the list if new).
@@ -316,7 +349,10 @@ impl Stats {
 
     /// Kinds seen, largest first (then most values, then the kinds' own order).
     pub fn kinds(&self) -> Vec<(ValueKind, Totals)> {
-        let mut kinds: Vec<_> = (0..KINDS).filter(|&i| self.by_kind[i].count > 0).map(|i| (ValueKind::from_index(i), self.by_kind[i])).collect();
+        let mut kinds: Vec<_> = (0..KINDS)
+            .filter(|&i| self.by_kind[i].count > 0)
+            .map(|i| (ValueKind::from_index(i), self.by_kind[i]))
+            .collect();
         kinds.sort_by_key(|(k, t)| (std::cmp::Reverse(t.bytes), std::cmp::Reverse(t.count), k.index()));
         kinds
     }
@@ -325,12 +361,17 @@ impl Stats {
     /// were first met): (path, totals, kinds).
     pub fn paths(&self) -> Vec<(PathId, Totals, Vec<ValueKind>)> {
         let mut paths: Vec<_> = (0..self.by_path.len()).filter(|&i| self.by_path[i].totals.count > 0).collect();
-        paths.sort_by_key(|&i| (std::cmp::Reverse(self.by_path[i].totals.bytes), std::cmp::Reverse(self.by_path[i].totals.count), i));
-        paths.into_iter().map(|i| {
-            let p = self.by_path[i];
-            let kinds = (0..KINDS).filter(|&k| p.kinds & (1 << k) != 0).map(ValueKind::from_index).collect();
-            (PathId(i as u32), p.totals, kinds)
-        }).collect()
+        paths.sort_by_key(|&i| {
+            (std::cmp::Reverse(self.by_path[i].totals.bytes), std::cmp::Reverse(self.by_path[i].totals.count), i)
+        });
+        paths
+            .into_iter()
+            .map(|i| {
+                let p = self.by_path[i];
+                let kinds = (0..KINDS).filter(|&k| p.kinds & (1 << k) != 0).map(ValueKind::from_index).collect();
+                (PathId(i as u32), p.totals, kinds)
+            })
+            .collect()
     }
 
     pub fn path_text(&self, path: PathId) -> String {

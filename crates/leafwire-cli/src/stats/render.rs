@@ -26,7 +26,10 @@ fn listing(stats: &Stats, top: usize) -> Listing {
     let paths = stats.paths();
     let shown = if top == 0 { paths.len() } else { top.min(paths.len()) };
     let rest = &paths[shown..];
-    let listed = paths[..shown].iter().map(|(id, t, kinds)| (stats.path_text(*id), *t, kinds.iter().map(|k| k.name()).collect())).collect();
+    let listed = paths[..shown]
+        .iter()
+        .map(|(id, t, kinds)| (stats.path_text(*id), *t, kinds.iter().map(|k| k.name()).collect()))
+        .collect();
     (listed, (rest.len(), rest.iter().map(|(_, t, _)| t.bytes).sum()))
 }
 
@@ -42,10 +45,24 @@ pub fn text(stats: &Stats, input: &Path, top: usize) -> String {
     for (kind, t) in stats.kinds() {
         let _ = writeln!(out, "{:>14} {:>6} {:>10}  {}", t.bytes, percent(t.bytes, whole), t.count, kind.name());
     }
+    let codecs = stats.codecs();
+    if !codecs.is_empty() {
+        let _ = writeln!(out, "\n{:>14} {:>6}  codec (packed pages)", "bytes", "%");
+        for (name, bytes) in codecs {
+            let _ = writeln!(out, "{bytes:>14} {:>6}  {name}", percent(bytes, whole));
+        }
+    }
     let _ = writeln!(out, "\n{:>14} {:>6} {:>10}  path (kinds)", "bytes", "%", "values");
     let (listed, (more, more_bytes)) = listing(stats, top);
     for (path, t, kinds) in listed {
-        let _ = writeln!(out, "{:>14} {:>6} {:>10}  {path} ({})", t.bytes, percent(t.bytes, whole), t.count, kinds.join(", "));
+        let _ = writeln!(
+            out,
+            "{:>14} {:>6} {:>10}  {path} ({})",
+            t.bytes,
+            percent(t.bytes, whole),
+            t.count,
+            kinds.join(", ")
+        );
     }
     if more > 0 {
         let _ = writeln!(out, "({more} more paths, {more_bytes} bytes)");
@@ -54,15 +71,21 @@ pub fn text(stats: &Stats, input: &Path, top: usize) -> String {
 }
 
 pub fn json(stats: &Stats, input: &Path, top: usize) -> String {
-    let sections: serde_json::Map<String, serde_json::Value> = stats.sections().iter().map(|&(name, bytes)| (name.to_owned(), json!(bytes))).collect();
-    let kinds: Vec<_> = stats.kinds().into_iter().map(|(k, t)| json!({"kind": k.name(), "bytes": t.bytes, "count": t.count})).collect();
+    let sections: serde_json::Map<String, serde_json::Value> =
+        stats.sections().iter().map(|&(name, bytes)| (name.to_owned(), json!(bytes))).collect();
+    let kinds: Vec<_> =
+        stats.kinds().into_iter().map(|(k, t)| json!({"kind": k.name(), "bytes": t.bytes, "count": t.count})).collect();
     let (listed, (more, more_bytes)) = listing(stats, top);
-    let paths: Vec<_> = listed.into_iter().map(|(path, t, kinds)| json!({"path": path, "bytes": t.bytes, "count": t.count, "kinds": kinds})).collect();
+    let paths: Vec<_> = listed
+        .into_iter()
+        .map(|(path, t, kinds)| json!({"path": path, "bytes": t.bytes, "count": t.count, "kinds": kinds}))
+        .collect();
     let report = json!({
         "file": file_name(input),
         "bytes": stats.file_len(),
         "sections": sections,
         "kinds": kinds,
+        "codecs": stats.codecs().into_iter().map(|(name, bytes)| json!({"codec": name, "bytes": bytes})).collect::<Vec<_>>(),
         "paths": paths,
         "more_paths": {"paths": more, "bytes": more_bytes},
     });

@@ -6,7 +6,7 @@ use leafwire::format::dictionary::Dict;
 use leafwire::format::{integrity, HEADER_LEN};
 use std::path::Path;
 
-use leafwire::{Children, Entries, Kind, Node, Result, ValidateOptions};
+use leafwire::{Children, Entries, Kind, Node, PathStep, Result, Stream, ValidateOptions};
 
 use super::{PathId, Stats, Step, ValueKind};
 use crate::failure::Failure;
@@ -20,10 +20,14 @@ pub fn collect(file: &Input, input: &Path) -> std::result::Result<Stats, Failure
     let mut stats = blocks(file).map_err(|e| Failure::leafwire(input, e))?;
     // Below `end`, bytes in no block are the garbage edits left (the root record counts
     // them) or alignment padding; past `end`, a commit's journal space or trailing bytes.
-    let (end, garbage) = file.document().map(|d| (d.as_bytes().len() as u64, d.record().garbage)).map_err(|e| Failure::leafwire(input, e))?;
+    let (end, garbage) = file
+        .document()
+        .map(|d| (d.as_bytes().len() as u64, d.record().garbage))
+        .map_err(|e| Failure::leafwire(input, e))?;
     let past_end = stats.file_len() - end;
     // Validation proved the blocks disjoint, so they cannot cover more than the document.
-    let within = u64::try_from(stats.unattributed() - past_end as i128).map_err(|_| Failure::internal("the blocks counted add up to more than the document"))?;
+    let within = u64::try_from(stats.unattributed() - past_end as i128)
+        .map_err(|_| Failure::internal("the blocks counted add up to more than the document"))?;
     stats.add_section("garbage", garbage.min(within));
     stats.add_section("padding", within - garbage.min(within));
     stats.add_section("past end", past_end);
@@ -121,6 +125,9 @@ impl<'a> Walker<'a> {
             Kind::TypedArray => ValueKind::Typed(node.typed()?.element_type()),
         };
         let bytes = node.block_range()?.map_or(0, |r| r.end - r.start);
+        if node.is_packed() {
+            return self.packed(path, node, bytes);
+        }
         self.stats.add(path, kind, bytes);
         self.stats.add_section(if kind.is_container() { "structure" } else { "data" }, bytes);
         let pending = match kind {
@@ -130,6 +137,41 @@ impl<'a> Walker<'a> {
             _ => return Ok(()),
         };
         self.stack.push((path, pending));
+        Ok(())
+    }
+
+    /// A packed array (spec §13): its columns by path, and what is left of its block
+    /// (tables, directories) as its own structure.
+    fn packed(&mut self, path: PathId, node: Node<'a>, bytes: u64) -> Result<()> {
+        self.stats.add_section("data (packed)", bytes);
+        let mut columns_bytes = 0;
+        for (steps, column) in node.packed_columns()? {
+            let mut at = self.stats.child(path, Step::Item);
+            for step in &steps {
+                at = self.stats.child(
+                    at,
+                    match step {
+                        PathStep::Key(k) => Step::Key(k),
+                        PathStep::Item => Step::Item,
+                        PathStep::Entry => Step::Entry,
+                    },
+                );
+            }
+            let kind = match column.stream {
+                Stream::Bool => ValueKind::Bool,
+                Stream::Int => ValueKind::Int,
+                Stream::Float => ValueKind::F64,
+                Stream::String => ValueKind::String,
+                Stream::Residual => ValueKind::Bytes,
+                Stream::Kind | Stream::Shape | Stream::Len | Stream::Key => ValueKind::PackedStructure,
+            };
+            self.stats.add_values(at, kind, column.bytes, column.values);
+            for (codec, b) in &column.codecs {
+                self.stats.add_codec(codec, *b);
+            }
+            columns_bytes += column.bytes;
+        }
+        self.stats.add(path, ValueKind::PackedStructure, bytes - columns_bytes);
         Ok(())
     }
 }

@@ -27,7 +27,7 @@ const FLAG_KEYED: u8 = 2;
 /// A column: which stream of a node it holds (the `stream` byte of the column table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-pub(crate) enum Stream {
+pub enum Stream {
     Kind = 0,
     Bool = 1,
     Int = 2,
@@ -37,6 +37,22 @@ pub(crate) enum Stream {
     Len = 6,
     Key = 7,
     Residual = 8,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Kind => "kind",
+            Stream::Bool => "bool",
+            Stream::Int => "int",
+            Stream::Float => "float",
+            Stream::String => "string",
+            Stream::Shape => "shape",
+            Stream::Len => "length",
+            Stream::Key => "key",
+            Stream::Residual => "residual",
+        }
+    }
 }
 
 /// The columns node `n` stores, in column-table order (spec §13.2): one per stream that
@@ -57,6 +73,28 @@ pub(crate) fn streams(n: &Node) -> impl Iterator<Item = Stream> {
     ]
     .into_iter()
     .filter_map(|(present, s)| present.then_some(s))
+}
+
+/// The size of one column of a packed array, for `leafwire stats`.
+#[derive(Debug, Clone)]
+pub struct ColumnSize {
+    pub node: usize,
+    pub stream: Stream,
+    pub values: u64,
+    /// Bytes of its chunks, page directories included.
+    pub bytes: u64,
+    /// Bytes of its pages by codec name (`"FOR"`, `"dictionary"`, `"zstd"`...).
+    pub codecs: Vec<(&'static str, u64)>,
+}
+
+/// One step of a column's path below the packed array's elements.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathStep {
+    Key(String),
+    /// Any element (or tuple position) of an array.
+    Item,
+    /// Any value of an intmap or keyed object.
+    Entry,
 }
 
 /// How pages are encoded.
@@ -174,7 +212,13 @@ fn values<'s>(n: &'s Node, stream: Stream, a: &Cursor, b: &Cursor) -> Values<'s>
 }
 
 /// Writes stripe `m`: its chunk directory, then its chunks.
-fn write_stripe(s: &Shredded, columns: &[(usize, Stream)], m: usize, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
+fn write_stripe(
+    s: &Shredded,
+    columns: &[(usize, Stream)],
+    m: usize,
+    options: &PackOptions,
+    out: &mut Vec<u8>,
+) -> Result<()> {
     let mut chunks = Vec::new();
     for &(node, stream) in columns {
         let (a, b) = (s.cursor(m, node), s.cursor(m + 1, node));
@@ -277,7 +321,8 @@ impl<'a> Group<'a> {
         for _ in 0..key_count {
             let at = r.pos;
             let n = r.count(0, r.remaining(), "group key runs past the block")?;
-            let text = std::str::from_utf8(r.take(n)?).map_err(|_| Error::malformed(at as u64, "group key is not UTF-8"))?;
+            let text =
+                std::str::from_utf8(r.take(n)?).map_err(|_| Error::malformed(at as u64, "group key is not UTF-8"))?;
             if !template.keys.insert(text.to_owned()) {
                 return Err(Error::malformed(at as u64, "group key repeated"));
             }
@@ -304,7 +349,11 @@ impl<'a> Group<'a> {
         for s in 0..stripe_count {
             let at = r.pos;
             let (first, offset) = (r.varint()?, r.varint()?);
-            let ok_first = if s == 0 { first == 0 } else { first > index.last().map_or(0, |&(f, _)| f as u64) && first < len as u64 };
+            let ok_first = if s == 0 {
+                first == 0
+            } else {
+                first > index.last().map_or(0, |&(f, _)| f as u64) && first < len as u64
+            };
             // Stripes of columns without values take no bytes, so offsets may repeat.
             let ok_offset = if s == 0 { offset == 0 } else { offset >= index.last().map_or(0, |&(_, o)| o as u64) };
             if !ok_first || !ok_offset {
@@ -336,7 +385,10 @@ impl<'a> Group<'a> {
             out.extend(self.stripe(s, budget, &mut totals)?);
         }
         if totals.iter().zip(&self.columns).any(|(&t, c)| t != c.count) {
-            return Err(Error::malformed(self.stripes.first().map_or(0, |s| s.1) as u64, "chunk counts do not add up to the column table's"));
+            return Err(Error::malformed(
+                self.stripes.first().map_or(0, |s| s.1) as u64,
+                "chunk counts do not add up to the column table's",
+            ));
         }
         Ok(out)
     }
@@ -348,6 +400,91 @@ impl<'a> Group<'a> {
         let mut totals = vec![0usize; self.columns.len()];
         let mut values = self.stripe(s, budget, &mut totals)?;
         Ok(values.swap_remove(i - first))
+    }
+
+    /// The bytes of each column over all stripes (chunks with their page directories), and
+    /// of each column's pages by codec; what is left of the block is tables.
+    pub fn column_sizes(&self) -> Result<Vec<ColumnSize>> {
+        let mut sizes: Vec<ColumnSize> = self
+            .columns
+            .iter()
+            .map(|c| ColumnSize {
+                node: c.node,
+                stream: c.stream,
+                values: c.count as u64,
+                bytes: 0,
+                codecs: Vec::new(),
+            })
+            .collect();
+        for (s, &(_, dir)) in self.stripes.iter().enumerate() {
+            let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
+            let mut r = Reader::new(&self.buf[..stripe_end], dir, &self.limits);
+            let mut chunks = Vec::with_capacity(self.columns.len());
+            for _ in &self.columns {
+                chunks.push((r.varint()?, r.count(0, r.remaining(), "chunk runs past its stripe")?));
+            }
+            let mut pos = r.pos;
+            for (size, &(count, bytes)) in sizes.iter_mut().zip(&chunks) {
+                size.bytes += bytes as u64;
+                let end = pos + bytes;
+                if count > 0 {
+                    for (at, len) in self.pages(pos, end, count as usize)? {
+                        let name = match size.stream {
+                            // Residual pages are documents, not codec streams (§13.3).
+                            Stream::Residual => "residual documents",
+                            _ => super::codec::name(self.buf[at]),
+                        };
+                        match size.codecs.iter_mut().find(|(n, _)| *n == name) {
+                            Some((_, b)) => *b += len as u64,
+                            None => size.codecs.push((name, len as u64)),
+                        }
+                    }
+                }
+                pos = end;
+            }
+        }
+        Ok(sizes)
+    }
+
+    /// The steps from an element to node `node`'s values.
+    pub fn path(&self, mut node: usize) -> Vec<PathStep> {
+        let mut steps = Vec::new();
+        while node != 0 {
+            let n = &self.template.nodes[node];
+            steps.push(match n.role.expect("every node has a role") {
+                Role::Field(id) => PathStep::Key(self.template.keys[id as usize].clone()),
+                Role::Element | Role::Position(_) => PathStep::Item,
+                Role::MapValue => PathStep::Entry,
+                Role::Root => unreachable!("only node 0 is the root"),
+            });
+            node = n.parent;
+        }
+        steps.reverse();
+        steps
+    }
+
+    /// Where the pages of the chunk at `pos..end` of `count` values lie: (start, length).
+    fn pages(&self, pos: usize, end: usize, count: usize) -> Result<Vec<(usize, usize)>> {
+        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
+        let pages = r.count(1, count, "chunk page count out of range")?;
+        if pages == 1 {
+            return Ok(vec![(r.pos, end - r.pos)]);
+        }
+        let mut lens = Vec::with_capacity(pages);
+        for _ in 0..pages {
+            r.varint()?;
+            lens.push(r.count(1, r.remaining(), "page runs past its chunk")?);
+        }
+        let mut at = r.pos;
+        let mut out = Vec::with_capacity(pages);
+        for len in lens {
+            if at + len > end {
+                return Err(Error::malformed(at as u64, "page runs past its chunk"));
+            }
+            out.push((at, len));
+            at += len;
+        }
+        Ok(out)
     }
 
     /// Decodes stripe `s`, adding each chunk's value count to `totals`.
@@ -367,17 +504,39 @@ impl<'a> Group<'a> {
         }
         let mut pos = r.pos;
         for (c, &(count, bytes)) in self.columns.iter().zip(&chunks) {
-            let end = pos.checked_add(bytes).filter(|&e| e <= stripe_end).ok_or_else(|| Error::malformed(pos as u64, "chunk runs past its stripe"))?;
+            let end = pos
+                .checked_add(bytes)
+                .filter(|&e| e <= stripe_end)
+                .ok_or_else(|| Error::malformed(pos as u64, "chunk runs past its stripe"))?;
             self.read_chunk(pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
             pos = end;
         }
-        Unshredder::new(&groups, budget).elements().map_err(|m| Error::malformed(dir as u64, m))
+        Unshredder::new(&groups, budget).elements().map_err(|m| match m {
+            super::shred::OVER_BUDGET => Error::new(
+                crate::error::Category::LimitExceeded,
+                "the packed array decodes to more values than the decode budget allows (spec §13.6)",
+            )
+            .at(dir as u64),
+            m => Error::malformed(dir as u64, m),
+        })
     }
 
     /// Decodes the chunk at `pos..end` of `count` values into its node's stream.
-    fn read_chunk(&self, pos: usize, end: usize, count: usize, c: Column, node: &mut Node, budget: &mut u64) -> Result<()> {
+    fn read_chunk(
+        &self,
+        pos: usize,
+        end: usize,
+        count: usize,
+        c: Column,
+        node: &mut Node,
+        budget: &mut u64,
+    ) -> Result<()> {
         if count == 0 {
-            return if pos == end { Ok(()) } else { Err(Error::malformed(pos as u64, "a chunk of no values has bytes")) };
+            return if pos == end {
+                Ok(())
+            } else {
+                Err(Error::malformed(pos as u64, "a chunk of no values has bytes"))
+            };
         }
         let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
         let pages = r.count(1, count, "chunk page count out of range")?;
@@ -398,7 +557,10 @@ impl<'a> Group<'a> {
         }
         let mut at = r.pos;
         for (n, len) in directory {
-            let page_end = at.checked_add(len).filter(|&e| e <= end).ok_or_else(|| Error::malformed(at as u64, "page runs past its chunk"))?;
+            let page_end = at
+                .checked_add(len)
+                .filter(|&e| e <= end)
+                .ok_or_else(|| Error::malformed(at as u64, "page runs past its chunk"))?;
             self.read_page(at, page_end, n, c.stream, node, budget)?;
             at = page_end;
         }
@@ -408,7 +570,15 @@ impl<'a> Group<'a> {
         Ok(())
     }
 
-    fn read_page(&self, pos: usize, end: usize, n: usize, stream: Stream, node: &mut Node, budget: &mut u64) -> Result<()> {
+    fn read_page(
+        &self,
+        pos: usize,
+        end: usize,
+        n: usize,
+        stream: Stream,
+        node: &mut Node,
+        budget: &mut u64,
+    ) -> Result<()> {
         let bad = |m: &'static str| Error::malformed(pos as u64, m);
         let page_kind = match stream {
             Stream::Float => PageKind::Floats,
@@ -442,7 +612,12 @@ impl<'a> Group<'a> {
             Stream::Int => node.ints.extend(ints),
             Stream::Shape => {
                 for id in ints {
-                    node.shape.push(u32::try_from(id).ok().filter(|&id| (id as usize) < node.shapes.len()).ok_or_else(|| bad("shape id out of range"))?);
+                    node.shape.push(
+                        u32::try_from(id)
+                            .ok()
+                            .filter(|&id| (id as usize) < node.shapes.len())
+                            .ok_or_else(|| bad("shape id out of range"))?,
+                    );
                 }
             }
             Stream::Len => {
@@ -462,8 +637,11 @@ impl<'a> Group<'a> {
         for _ in 0..n {
             let len = r.count(0, r.remaining(), "residual value runs past its page")?;
             let at = r.pos;
-            *budget = budget.checked_sub(len as u64).ok_or_else(|| Error::malformed(at as u64, "residual values exceed the decode budget"))?;
-            let value = crate::decode(r.take(len)?).map_err(|e| Error::new(e.category(), format!("in a residual value: {}", e.message())).at(at as u64))?;
+            *budget = budget
+                .checked_sub(len as u64)
+                .ok_or_else(|| Error::malformed(at as u64, "residual values exceed the decode budget"))?;
+            let value = crate::decode(r.take(len)?)
+                .map_err(|e| Error::new(e.category(), format!("in a residual value: {}", e.message())).at(at as u64))?;
             node.residual.push(value);
         }
         if r.pos != end {
@@ -609,7 +787,13 @@ mod tests {
     fn stripes_split_large_groups_and_elements_decode_alone() {
         // 10,000 records of 2 fields: stripes close at 4,096 values of a column.
         let elements: Vec<Value> = (0..10_000)
-            .map(|i| Value::Object([("id".to_string(), Value::Int(i)), ("v".to_string(), Value::F64(i as f64 * 0.5))].into_iter().collect()))
+            .map(|i| {
+                Value::Object(
+                    [("id".to_string(), Value::Int(i)), ("v".to_string(), Value::F64(i as f64 * 0.5))]
+                        .into_iter()
+                        .collect(),
+                )
+            })
             .collect();
         let s = shred(&elements).unwrap();
         assert_eq!(s.stripes(), 3);
@@ -633,7 +817,9 @@ mod tests {
     #[test]
     fn graphql_orders_pack_small() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-        let Ok(text) = std::fs::read(dir.join("graphql/decentraland_marketplace_orders.json")) else { return };
+        let Ok(text) = std::fs::read(dir.join("graphql/decentraland_marketplace_orders.json")) else {
+            return;
+        };
         let doc = crate::json::parse(&text).unwrap();
         let Value::Object(m) = doc else { panic!() };
         let Value::Object(data) = &m["data"] else { panic!() };

@@ -26,7 +26,7 @@ mod tests;
 use crate::error::{Category, Error, Result};
 use crate::value::Value;
 use bits::unzigzag;
-pub use group::PackOptions;
+pub use group::{ColumnSize, PackOptions, PathStep, Stream};
 
 /// A group of fewer scalars than this is not worth its tables: the array stays ordinary.
 pub(crate) const MIN_GROUP_LEAVES: usize = 64;
@@ -37,9 +37,16 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    let Some(s) = shred::shred(elements) else { return Ok(None) };
+    let Some(s) = shred::shred(elements) else {
+        return Ok(None);
+    };
     let mut out = Vec::new();
     group::write_group(&s, options, &mut out)?;
+    // A group that decodes to more than a reader's default budget for its size (a long
+    // run of nulls, say) stays ordinary: every packed document must read back.
+    if s.decode_cost() > decode_budget(out.len()) {
+        return Ok(None);
+    }
     Ok(Some(out))
 }
 
@@ -65,6 +72,10 @@ pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
 
 /// The column group of the packed block at `payload` of `buf`.
 pub(crate) fn open_block(buf: &[u8], payload: u64) -> Result<group::Group<'_>> {
+    use crate::format::{header, FLAG_PACKED, HEADER_LEN};
+    if buf.len() < HEADER_LEN || header::flags(buf) & FLAG_PACKED == 0 {
+        return Err(Error::malformed(payload, "packed array in a document without feature bit 0 (spec §13)"));
+    }
     let (start, end) = crate::format::data::span(buf, payload)?;
     group::Group::open(buf, start..end)
 }
@@ -120,6 +131,32 @@ pub(crate) mod codec {
     pub const STR_HEX: u8 = 0x23;
     pub const STR_SYMBOLS: u8 = 0x24;
     pub const ZSTD: u8 = 0x30;
+
+    /// A codec's name, for reports.
+    pub fn name(byte: u8) -> &'static str {
+        match byte {
+            INT_PLAIN => "int plain",
+            INT_CONSTANT => "constant",
+            INT_FOR => "FOR",
+            INT_DELTA => "delta",
+            INT_RLE => "RLE",
+            INT_PATCHED => "patched",
+            INT_DICT => "int dictionary",
+            FLOAT_PLAIN => "float plain",
+            FLOAT_PCO => "pco",
+            FLOAT_DECIMAL => "decimal",
+            FLOAT_SPLIT => "split",
+            FLOAT_QUANTIZED => "quantized (lossy)",
+            FLOAT_DECIMAL_RESIDUAL => "decimal+residual",
+            STR_PLAIN => "string plain",
+            STR_DICT => "string dictionary",
+            STR_NUMERIC => "numeric text",
+            STR_HEX => "hex",
+            STR_SYMBOLS => "symbol table",
+            ZSTD => "zstd",
+            _ => "unknown",
+        }
+    }
 }
 
 /// The kind of values a page holds: which family of codecs its stream uses.

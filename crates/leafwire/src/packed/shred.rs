@@ -149,6 +149,17 @@ impl Shredded {
         c
     }
 
+    /// What decoding the group charges to the decode budget (§13.6): a unit per value and
+    /// per array slot, and the bytes of the strings.
+    pub fn decode_cost(&self) -> u64 {
+        self.nodes
+            .iter()
+            .map(|n| {
+                n.kind.len() as u64 + n.len.iter().sum::<u64>() + n.strings.iter().map(|s| s.len() as u64).sum::<u64>()
+            })
+            .sum()
+    }
+
     /// The number of stripes.
     pub fn stripes(&self) -> usize {
         self.marks.len().saturating_sub(1)
@@ -385,6 +396,9 @@ pub(crate) fn unshred(s: &Shredded) -> Vec<Value> {
     Unshredder::new(s, &mut budget).elements().expect("the shredder's own streams are consistent")
 }
 
+/// The unshredder's message when the budget runs out.
+pub(crate) const OVER_BUDGET: &str = "the group decodes to more values than the decode budget allows";
+
 /// Reads elements back from a group's streams, checking as it goes what a reader of
 /// untrusted streams must (§8): a stream that runs out, or values left unread, is
 /// `Malformed`, and every value built is charged to `budget`.
@@ -420,7 +434,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     }
 
     fn charge(&mut self, cost: u64) -> Result<(), &'static str> {
-        *self.budget = self.budget.checked_sub(cost).ok_or("the group decodes to more values than the decode budget allows")?;
+        *self.budget = self.budget.checked_sub(cost).ok_or(OVER_BUDGET)?;
         Ok(())
     }
 

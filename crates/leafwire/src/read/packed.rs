@@ -29,6 +29,15 @@ impl<'a> Node<'a> {
         packed::as_decoded(element, crate::DEFAULT_MAX_DEPTH)
     }
 
+    /// The columns of a packed array with their sizes: (path below the elements, column).
+    pub fn packed_columns(&self) -> Result<Vec<(Vec<packed::PathStep>, packed::ColumnSize)>> {
+        if self.tag != tag::PACKED {
+            return Err(Error::wrong_type("a packed array", self.kind()));
+        }
+        let group = packed::open_block(self.buf, self.payload)?;
+        Ok(group.column_sizes()?.into_iter().map(|c| (group.path(c.node), c)).collect())
+    }
+
     pub(super) fn packed_len(&self) -> Result<usize> {
         Ok(packed::open_block(self.buf, self.payload)?.len())
     }

@@ -320,12 +320,9 @@ impl<'a> Validator<'a> {
         Ok(&self.buf[start..end])
     }
 
-    /// A packed array (spec §13): allowed by feature bit 0 only, and its group decoded
-    /// whole, which checks every rule of §13.6.
+    /// A packed array (spec §13): its group decoded whole, which checks feature bit 0 and
+    /// every rule of §13.6.
     fn packed(&mut self, offset: u64) -> Result<()> {
-        if header::flags(self.buf) & FLAG_PACKED == 0 {
-            return Err(Error::malformed(offset, "packed array in a document without feature bit 0 (spec §13)"));
-        }
         self.data(offset)?;
         self.stats.packed_arrays += 1;
         crate::packed::decode_block(self.buf, offset)?;

@@ -1,0 +1,212 @@
+//! Packed-mode test vectors (spec §13): positive ones in `spec/vectors/packed/` (NAME.lw,
+//! the reference encoder's output for the value, and NAME.json, the value as JSON), and
+//! negative ones in `spec/vectors/invalid/packed_*` (a broken copy of a positive vector,
+//! with the category and offset a validator reports). `REGENERATE=1 cargo test --test
+//! packed_vectors` rewrites them after a deliberate change.
+
+use std::path::PathBuf;
+
+use leafwire::json::{parse, to_json};
+use leafwire::{encode_packed, validate, Category, Document, PackOptions, Value};
+
+fn dir(sub: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors").join(sub)
+}
+
+fn regenerate() -> bool {
+    std::env::var_os("REGENERATE").is_some()
+}
+
+fn records(n: usize) -> String {
+    let rows: Vec<String> = (0..n)
+        .map(|i| {
+            let price = match i % 5 {
+                0 => "null".to_string(),
+                1 => format!("\"{}000000000000000000\"", i),
+                _ => format!("{}", i * 25),
+            };
+            let tags: Vec<String> = (0..i % 3).map(|t| format!("\"tag{t}\"")).collect();
+            let note = if i % 4 == 0 { format!(r#", "note": "order {i} of the day""#) } else { String::new() };
+            format!(r#"{{"id": {i}, "ok": {}, "price": {price}, "tags": [{}]{note}}}"#, i % 2 == 0, tags.join(", "))
+        })
+        .collect();
+    format!(r#"{{"count": {n}, "rows": [{}]}}"#, rows.join(", "))
+}
+
+/// (name, options, JSON text of the value).
+fn vectors() -> Vec<(&'static str, PackOptions, String)> {
+    let plain = PackOptions::default();
+    let ints: Vec<String> = (0..100).map(|i| (1_600_000_000 + i * 7).to_string()).collect();
+    let pairs: Vec<String> = (0..40).map(|i| format!("[{}.125, -{}.5]", i, 40 - i)).collect();
+    let ragged: Vec<String> = (0..40).map(|i| format!("[{}]", (0..i % 5).map(|j| (i * j).to_string()).collect::<Vec<_>>().join(","))).collect();
+    let mixed: Vec<String> = (0..70)
+        .map(|i| match i % 7 {
+            0 => "null".into(),
+            1 => "true".into(),
+            2 => format!("{i}"),
+            3 => format!("{i}.75"),
+            4 => format!("\"s{i}\""),
+            5 => format!("[{i}, \"x\"]"),
+            _ => format!("{{\"k\": {i}}}"),
+        })
+        .collect();
+    let keyed: Vec<String> = (0..8)
+        .map(|i| format!("{{{}}}", (0..10).map(|k| format!("\"user{}\": {}", i * 10 + k, k)).collect::<Vec<_>>().join(", ")))
+        .collect();
+    let mut deep = "1".to_string();
+    for _ in 0..36 {
+        deep = format!("[{deep}]");
+    }
+    let residual: Vec<String> = (0..70)
+        .map(|i| match i % 3 {
+            0 => "18446744073709551615".into(),
+            1 => "123456789012345678901234567890".into(),
+            _ => format!("{i}"),
+        })
+        .collect();
+    let words = ["alpha", "beta", "gamma", "delta"];
+    let repeated: Vec<String> = (0..200).map(|i| format!("\"{} {}\"", words[i % 4], words[(i / 4) % 4])).collect();
+    vec![
+        ("records", plain, records(60)),
+        ("ints_root", plain, format!("[{}]", ints.join(","))),
+        ("float_pairs", plain, format!("{{\"pairs\": [{}]}}", pairs.join(","))),
+        ("ragged_arrays", plain, format!("[{}]", ragged.join(","))),
+        ("mixed_kinds", plain, format!("[{}]", mixed.join(","))),
+        ("keyed_objects", plain, format!("[{}]", keyed.join(","))),
+        ("deep_residual", plain, format!("[{}, {}]", deep, (0..70).map(|i| i.to_string()).collect::<Vec<_>>().join(","))),
+        ("big_integers_residual", plain, format!("[{}]", residual.join(","))),
+        ("zstd_stage", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", repeated.join(","))),
+        ("lossy_floats", PackOptions { zstd_level: None, lossy_step: Some(-8) }, format!("[{}]", (0..80).map(|i| format!("{}", i as f64 * 0.1)).collect::<Vec<_>>().join(","))),
+    ]
+}
+
+#[test]
+fn positive_vectors_match_the_reference_encoder() {
+    let mut wrong = Vec::new();
+    for (name, options, text) in vectors() {
+        let value = parse(text.as_bytes()).unwrap();
+        let bytes = encode_packed(&value, &options).unwrap();
+        assert_eq!(bytes[10] & 1, 1, "{name}: not packed");
+        validate(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let json = to_json(&bytes).unwrap();
+        let path = dir("packed").join(format!("{name}.lw"));
+        if regenerate() {
+            std::fs::write(&path, &bytes).unwrap();
+            std::fs::write(path.with_extension("json"), format!("{json}\n")).unwrap();
+            continue;
+        }
+        match std::fs::read(&path) {
+            Ok(stored) if stored == bytes => {}
+            _ => wrong.push(name),
+        }
+        let stored_json = std::fs::read_to_string(path.with_extension("json")).unwrap();
+        assert_eq!(stored_json.trim_end(), json, "{name}");
+        if options.lossy_step.is_none() {
+            // Lossless: the packed document reads back as the value.
+            assert_eq!(json, to_json(&leafwire::encode(&value).unwrap()).unwrap(), "{name}");
+        }
+    }
+    assert!(wrong.is_empty(), "vectors differ from the encoder (REGENERATE=1 rewrites them): {wrong:?}");
+}
+
+/// Offset of the packed block's content (past its length varint) at `pointer`.
+fn group_start(bytes: &[u8], pointer: &str) -> usize {
+    let node = Document::open(bytes).unwrap().pointer(pointer).unwrap();
+    let range = node.block_range().unwrap().unwrap();
+    let block = range.start as usize;
+    let mut at = block;
+    while bytes[at] & 0x80 != 0 {
+        at += 1;
+    }
+    at + 1
+}
+
+struct Broken {
+    name: &'static str,
+    description: &'static str,
+    bytes: Vec<u8>,
+}
+
+fn negative_vectors() -> Vec<Broken> {
+    let base = |name: &str| {
+        let (_, options, text) = vectors().into_iter().find(|v| v.0 == name).unwrap();
+        encode_packed(&parse(text.as_bytes()).unwrap(), &options).unwrap()
+    };
+    let patched = |mut b: Vec<u8>, at: usize, byte: u8| {
+        b[at] = byte;
+        b
+    };
+    let ints = base("ints_root");
+    let g = group_start(&ints, "");
+    let ragged = base("ragged_arrays");
+    let r = group_start(&ragged, "");
+    // ragged_arrays: header (2 bytes), N = 40, 2 nodes, 2 columns (len, int), 1 stripe,
+    // no keys; node 0 takes 6 bytes (parent, role, name, u16 kinds, flags), then node 1,
+    // then the column table (node varint, stream byte, count varint per column).
+    let node1 = r + 2 + 1 + 1 + 1 + 1 + 1 + 6;
+    let records = base("records");
+    let mut truncated = records.clone();
+    let cut = group_start(&records, "/rows") + 40;
+    truncated.truncate(cut);
+    vec![
+        Broken { name: "packed_group_version", description: "the column group's version byte is 2", bytes: patched(ints.clone(), g, 2) },
+        Broken { name: "packed_tag_without_feature", description: "a packed array in a document whose feature bit 0 is clear", bytes: patched(ints.clone(), 10, ints[10] & !1) },
+        Broken { name: "packed_node_parent_not_earlier", description: "node 1 of the group names itself as its parent", bytes: patched(ragged.clone(), node1, 1) },
+        Broken { name: "packed_node_unknown_kind", description: "node 1's kinds have bit 12 set", bytes: patched(ragged.clone(), node1 + 4, 0x10) },
+        Broken { name: "packed_column_out_of_order", description: "the column table names stream 3 (float) where the node table calls for 6 (length)", bytes: patched(ragged.clone(), node1 + 7, 3) },
+        Broken { name: "packed_truncated_document", description: "the document's end moved into the middle of the packed block", bytes: {
+            // The end field of root record A (offset 16 + 24) now points into the group; the
+            // CRC of the record is recomputed so that only the block is short.
+            let mut b = records.clone();
+            let end = cut as u64;
+            b[40..48].copy_from_slice(&end.to_le_bytes());
+            b.truncate(cut);
+            let crc = crc32(&b[16..60]);
+            b[60..64].copy_from_slice(&crc.to_le_bytes());
+            b
+        } },
+    ]
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in data {
+        crc ^= byte as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+#[test]
+fn negative_vectors_are_rejected_where_they_say() {
+    for v in negative_vectors() {
+        let err = validate(&v.bytes).expect_err(v.name);
+        let category = match err.category() {
+            Category::Malformed => "Malformed",
+            Category::Unsupported => "Unsupported",
+            Category::LimitExceeded => "LimitExceeded",
+            Category::DepthLimit => "DepthLimit",
+            other => panic!("{}: unexpected category {other:?}", v.name),
+        };
+        assert!(leafwire::decode(&v.bytes).is_err(), "{}: decode accepted it", v.name);
+        let offset = err.offset().unwrap_or_else(|| panic!("{}: no offset in {err}", v.name));
+        let meta = serde_json::json!({
+            "rule": "§13 packed arrays",
+            "category": category,
+            "offset": offset,
+            "description": v.description,
+            "decode": "error",
+        });
+        let path = dir("invalid").join(format!("{}.lw", v.name));
+        if regenerate() {
+            std::fs::write(&path, &v.bytes).unwrap();
+            std::fs::write(path.with_extension("json"), format!("{}\n", serde_json::to_string_pretty(&meta).unwrap())).unwrap();
+            continue;
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), v.bytes, "{} (REGENERATE=1 rewrites it)", v.name);
+        let stored: serde_json::Value = serde_json::from_slice(&std::fs::read(path.with_extension("json")).unwrap()).unwrap();
+        assert_eq!(stored, meta, "{}", v.name);
+    }
+}
