@@ -16,13 +16,19 @@ budget keeps hostile input from hanging it: a document cannot yield more values,
 array elements and empty rows of empty typed arrays than it has bytes (only a cyclic or
 shared subtree runs into it before the tree check at the end).
 
+Packed arrays (tag 0x0E, feature bit 0, spec §13) are read by packed.py beside this
+file, imported on the first packed array met (zstandard is needed only for pages with a
+zstd stage).
+
 Python mapping: null -> None, false/true -> bool, int/uint/bignum -> int, f64 and f32
 -> float (binary32 widened), string -> str, bytes -> bytes, array -> list, object ->
 dict (insertion order), intmap -> dict with int keys, typed array -> nested lists
-(row-major; masked f64 elements -> int).
+(row-major; masked f64 elements -> int), packed array -> list.
 """
 
+import importlib.util
 import math
+import os
 import re
 import struct
 import zlib
@@ -36,7 +42,11 @@ RECORD_OFFSETS = (16, 64)  # root records A and B, 48 bytes each
 MAX_DEPTH = 128  # §10: nesting depth of containers
 
 # §3.1 type tags.
-NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED = range(14)
+NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED, PACKED = range(15)
+
+# §2.1 feature flags: bit 0 packed arrays (§13); bit 1 page checksums (§2.3), which this
+# reader does not check.
+FLAG_PACKED, FLAG_CHECKSUMS = 1, 2
 
 # §5.2 element codes 0..10 -> struct format character; the size follows from it.
 ELEMENT_FORMATS = "BbhiqBHIQfd"
@@ -63,12 +73,15 @@ def loads(data, *, max_depth=MAX_DEPTH):
     """Decode a whole Leafwire document (bytes-like) to Python values."""
     doc = bytes(data)
     record, dictionary, end, root_tag = _active_record(doc)
-    reader = _Reader(doc[:end], dictionary, max_depth)  # bytes past `end` are ignored
+    packed = struct.unpack_from("<H", doc, 10)[0] & FLAG_PACKED != 0
+    reader = _Reader(doc[:end], dictionary, max_depth, packed)  # bytes past `end` are ignored
     try:
         root = reader.slot(record + 8, 8, root_tag)  # §2.2: the root is a slot of width 8
         value = reader.value(root_tag, root, record + 40, 0)
     except RecursionError:
         raise FormatError(record, "nesting too deep for Python's recursion limit") from None
+    if packed and not reader.packed_blocks:
+        raise FormatError(10, "feature bit 0 set but the document holds no packed array")
     blocks = sorted(reader.blocks)  # §9.9: a tree, so no block is reached twice or overlaps
     for (_, end), (start, _) in zip(blocks, blocks[1:]):
         if start < end:
@@ -85,7 +98,7 @@ def _active_record(doc):
     major, _minor, flags = struct.unpack_from("<BBH", doc, 8)
     if major != 1:
         raise FormatError(8, f"unsupported major version {major}")
-    if flags & ~2:  # bit 1, page checksums (§2.3), is not checked by this reader
+    if flags & ~(FLAG_PACKED | FLAG_CHECKSUMS):
         raise FormatError(10, f"unknown feature flags 0x{flags:04x}")
     valid = []
     for at in RECORD_OFFSETS:
@@ -105,6 +118,35 @@ def _active_record(doc):
     return at, dictionary, end, root_tag
 
 
+_PACKED_MODULE = None
+
+
+def _packed_module():
+    """packed.py, imported on first use: as ``leafwire.packed`` inside the package, or
+    from its path beside this file when this file was itself loaded by path (the tests)."""
+    global _PACKED_MODULE
+    if _PACKED_MODULE is None:
+        if __package__:
+            from . import packed as module
+        else:
+            path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "packed.py")
+            spec = importlib.util.spec_from_file_location(__name__ + "_packed", path)
+            module = importlib.util.module_from_spec(spec)
+            module.FormatError, module.loads = FormatError, loads
+            spec.loader.exec_module(module)
+        _PACKED_MODULE = module
+    return _PACKED_MODULE
+
+
+def _nesting(value):
+    """Containers (lists and dicts) on the deepest path of a decoded value, itself included."""
+    if isinstance(value, list):
+        return 1 + max(map(_nesting, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_nesting, value.values()), default=0)
+    return 0
+
+
 def _align(p, n):
     return (p + n - 1) // n * n
 
@@ -120,10 +162,12 @@ def _nest(flat, shape):
 class _Reader:
     """Decodes values of one document; `doc` is already cut at `end`."""
 
-    def __init__(self, doc, dictionary, max_depth):
+    def __init__(self, doc, dictionary, max_depth, packed):
         self.doc = doc
         self.dictionary = dictionary
         self.max_depth = max_depth
+        self.packed = packed  # feature bit 0: tag 0x0E may occur
+        self.packed_blocks = 0
         self.budget = len(doc)  # values, typed elements and empty rows still allowed
         self.blocks = []  # (start, end) of every block read
 
@@ -171,7 +215,9 @@ class _Reader:
         self.budget -= 1
         if self.budget < 0:
             raise FormatError(at, "more values than bytes: shared or cyclic subtree")
-        if STRING <= tag <= TYPED and payload < HEADER_SIZE:
+        if tag == PACKED and not self.packed:  # 0x0E is a known tag only with feature bit 0
+            raise FormatError(at, "unknown tag 0x0e (a packed array needs feature bit 0)")
+        if STRING <= tag <= PACKED and payload < HEADER_SIZE:
             raise FormatError(at, f"block offset {payload} inside the header")
         if tag == NULL:
             return None
@@ -193,6 +239,8 @@ class _Reader:
             return self.container(tag, payload, depth + 1)
         if tag == TYPED:
             return self.typed(payload)
+        if tag == PACKED:
+            return self.packed_array(payload, depth + 1)
         raise FormatError(at, f"unknown tag 0x{tag:02x}")
 
     def length_prefixed(self, p):
@@ -256,6 +304,19 @@ class _Reader:
         if len(result) != n:
             raise FormatError(p, "the same key twice in one container")
         return result
+
+    def packed_array(self, p, depth):
+        """§13: a packed block (varint L, then L bytes of one column group) -> list. For
+        the nesting limit it is the array it stands for (§9.12): a container at `depth`,
+        holding its elements' lists and dicts."""
+        q, length = self.length_prefixed(p)
+        if q + length > len(self.doc):
+            raise FormatError(p, f"packed block of {length} bytes runs past the end of the document")
+        self.packed_blocks += 1
+        elements = _packed_module().read_group(self.doc, q, q + length)
+        if depth + _nesting(elements) - 1 > self.max_depth:
+            raise FormatError(p, f"nesting deeper than {self.max_depth} inside a packed array")
+        return elements
 
     def typed(self, p):
         """§5.2: an N-dimensional typed array -> nested lists."""
