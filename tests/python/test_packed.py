@@ -1,0 +1,92 @@
+"""Packed mode (spec §13) through the package: `dumps(packed=True)` and its options, and
+`loads`, `open`, `to_json` and `validate` reading packed documents as they read any."""
+
+import math
+
+import pytest
+
+leafwire = pytest.importorskip("leafwire")
+np = pytest.importorskip("numpy")
+
+
+def records(n=300):
+    return {
+        "meta": {"n": n, "source": "test"},
+        "rows": [
+            {
+                "id": i,
+                "name": f"item {i % 17}",
+                "price": None if i % 5 == 0 else f"{i * 1000}",
+                "score": i * 0.25,
+                "tags": ["a", "b"][: i % 3],
+                **({"extra": {"deep": [i, {"x": True}]}} if i % 4 == 0 else {}),
+            }
+            for i in range(n)
+        ],
+    }
+
+
+def test_packed_documents_read_back_as_the_value():
+    obj = records()
+    plain = leafwire.dumps(obj)
+    packed = leafwire.dumps(obj, packed=True)
+    assert len(packed) * 2 < len(plain)
+    assert packed[10] & 1 == 1, "feature bit 0"
+    assert leafwire.loads(packed, arrays="list") == leafwire.loads(plain, arrays="list") == obj
+    assert leafwire.to_json(packed) == leafwire.to_json(plain)
+    leafwire.validate(packed)
+
+
+def test_open_reads_a_packed_document():
+    obj = records()
+    doc = leafwire.open(leafwire.dumps(obj, packed=True))
+    assert doc["meta"]["n"] == 300
+    assert doc["rows"][3]["name"] == "item 3"
+    assert doc["rows"][8]["extra"]["deep"][1]["x"] is True
+    assert doc.to_python(arrays="list") == obj
+
+
+def test_zstd_and_lossy_options():
+    obj = {"xs": [math.sin(i / 10) for i in range(2000)], "words": [f"w{i % 7} of the text" for i in range(500)]}
+    packed = leafwire.dumps(obj, packed=True)
+    zstd = leafwire.dumps(obj, packed=True, zstd=19)
+    assert len(zstd) <= len(packed)
+    assert leafwire.loads(zstd, arrays="list") == obj
+    lossy = leafwire.dumps(obj, packed=True, lossy_float_step=-12)
+    assert len(lossy) < len(packed)
+    back = leafwire.loads(lossy, arrays="list")
+    assert back["words"] == obj["words"]
+    assert max(abs(a - b) for a, b in zip(back["xs"], obj["xs"])) <= 2.0**-13
+
+
+def test_options_need_packed_and_valid_ranges():
+    with pytest.raises(Exception):
+        leafwire.dumps([1], zstd=3)
+    with pytest.raises(Exception):
+        leafwire.dumps([1], packed=True, zstd=0)
+    with pytest.raises(Exception):
+        leafwire.dumps([1], packed=True, lossy_float_step=99)
+
+
+def test_numpy_arrays_keep_their_dtype():
+    obj = {
+        "i64": np.arange(200, dtype=np.int64),
+        "f32": np.linspace(0, 1, 200, dtype=np.float32),
+        "f64": np.linspace(0, 1, 200),
+        "u8": np.arange(200, dtype=np.uint8),
+    }
+    back = leafwire.loads(leafwire.dumps(obj, packed=True))
+    for key, array in obj.items():
+        assert back[key].dtype == array.dtype, key
+        assert np.array_equal(back[key], array), key
+
+
+def test_damaged_packed_documents_raise_decode_errors():
+    packed = bytearray(leafwire.dumps(records(80), packed=True))
+    for i in range(112, len(packed), 13):
+        bad = bytearray(packed)
+        bad[i] ^= 0x5A
+        try:
+            leafwire.loads(bytes(bad))
+        except leafwire.DecodeError:
+            pass
