@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use leafwire::json::{parse, to_json};
-use leafwire::{encode_packed, validate, Category, Document, PackOptions, Value};
+use leafwire::{encode_packed, validate, Category, Document, PackOptions};
 
 fn dir(sub: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors").join(sub)

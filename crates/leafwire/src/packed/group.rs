@@ -656,8 +656,14 @@ impl<'a> Group<'a> {
             _ => PageKind::Ints,
         };
         let ints = match decode_page(self.buf, pos, end, n, page_kind, &self.limits)? {
-            PageValues::Floats(v) => return Ok(node.floats.extend(v)),
-            PageValues::Strings(v) => return Ok(node.strings.extend(v)),
+            PageValues::Floats(v) => {
+                node.floats.extend(v);
+                return Ok(());
+            }
+            PageValues::Strings(v) => {
+                node.strings.extend(v);
+                return Ok(());
+            }
             PageValues::Ints(v) => v,
         };
         match stream {
@@ -762,7 +768,7 @@ fn read_node(r: &mut Reader, s: &mut Shredded, i: usize) -> Result<()> {
         if p.child(role).is_some() {
             return Err(bad("two nodes with one parent and role"));
         }
-        if p.depth >= MAX_SHRED_DEPTH + 1 {
+        if p.depth > MAX_SHRED_DEPTH {
             return Err(bad("node deeper than the shredding depth limit"));
         }
         s.add_node(parent, role)

@@ -133,13 +133,16 @@ pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
     table
 }
 
+/// A sample's hash, the sample, and the table trained on it.
+type Trained = (u64, Vec<String>, std::rc::Rc<SymbolTable>);
+
 /// The table [`train`] makes of `sample`, remembered for the last few samples: the
 /// selector tries a codec on the page's sample and then encodes the page, whose sample is
 /// the same, so the table would otherwise be trained twice or more per page.
 fn trained(sample: &[&str]) -> std::rc::Rc<SymbolTable> {
     use std::hash::{Hash, Hasher};
     thread_local! {
-        static RECENT: std::cell::RefCell<Vec<(u64, Vec<String>, std::rc::Rc<SymbolTable>)>> = const { std::cell::RefCell::new(Vec::new()) };
+        static RECENT: std::cell::RefCell<Vec<Trained>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     let mut h = rustc_hash::FxHasher::default();
     sample.hash(&mut h);
