@@ -1,4 +1,5 @@
-//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|select N` packs the
+//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|unpacked|select|element N`
+//! (select and element on a GeoJSON FeatureCollection) packs the
 //! JSON file and runs one operation N times (for callgrind or `time`).
 
 fn main() {
@@ -15,6 +16,14 @@ fn main() {
             "encode" => leafwire::encode_packed(&value, &options).expect("packs").len(),
             "decode" => leafwire::decode(&packed).map(|v| matches!(v, leafwire::Value::Null) as usize).expect("decodes"),
             "unpacked" => leafwire::unpack(&packed).expect("unpacks").len(),
+            "select" => {
+                let doc = leafwire::Document::open(&packed).expect("opens");
+                doc.pointer("/features").expect("features").packed_select(&["properties"]).expect("selects").len()
+            }
+            "element" => {
+                let doc = leafwire::Document::open(&packed).expect("opens");
+                matches!(doc.pointer_value("/features/17/properties/ADMIN").expect("reads"), leafwire::Value::String(_)) as usize
+            }
             other => panic!("unknown operation {other}"),
         };
     }

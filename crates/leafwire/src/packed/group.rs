@@ -408,7 +408,7 @@ impl<'a> Group<'a> {
         let (keep, used) = self.nodes_on(keys);
         let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
         let mut totals = vec![0usize; self.columns.len()];
-        let mut values = self.stripe(s, Some(&keep), budget, &mut totals)?;
+        let mut values = self.stripe(s, Some(&keep), &mut self.template.clone(), budget, &mut totals)?;
         Ok((below(values.swap_remove(i - self.stripes[s].0), &keys[..used]), used))
     }
 
@@ -440,8 +440,10 @@ impl<'a> Group<'a> {
     fn elements_keeping(&self, keep: Option<&[bool]>, budget: &mut u64) -> Result<Vec<Value>> {
         let mut out = Vec::with_capacity(self.len());
         let mut totals = vec![0usize; self.columns.len()];
+        // One copy of the node tree for all stripes: each stripe empties its streams.
+        let mut work = self.template.clone();
         for s in 0..self.stripes.len() {
-            out.extend(self.stripe(s, keep, budget, &mut totals)?);
+            out.extend(self.stripe(s, keep, &mut work, budget, &mut totals)?);
         }
         if totals.iter().zip(&self.columns).any(|(&t, c)| t != c.count) {
             return Err(Error::malformed(
@@ -457,7 +459,7 @@ impl<'a> Group<'a> {
         let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
         let first = self.stripes[s].0;
         let mut totals = vec![0usize; self.columns.len()];
-        let mut values = self.stripe(s, None, budget, &mut totals)?;
+        let mut values = self.stripe(s, None, &mut self.template.clone(), budget, &mut totals)?;
         Ok(values.swap_remove(i - first))
     }
 
@@ -547,11 +549,20 @@ impl<'a> Group<'a> {
     }
 
     /// Decodes stripe `s`, adding each chunk's value count to `totals`.
-    fn stripe(&self, s: usize, keep: Option<&[bool]>, budget: &mut u64, totals: &mut [usize]) -> Result<Vec<Value>> {
+    /// Decodes stripe `s` into `groups` (a copy of the node tree, whose streams it
+    /// empties first), adding each chunk's value count to `totals`.
+    fn stripe(
+        &self,
+        s: usize,
+        keep: Option<&[bool]>,
+        groups: &mut Shredded,
+        budget: &mut u64,
+        totals: &mut [usize],
+    ) -> Result<Vec<Value>> {
         let (first, dir) = self.stripes[s];
         let next = self.stripes.get(s + 1).map_or(self.len(), |&(f, _)| f);
         let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
-        let mut groups = self.template.clone();
+        groups.nodes.iter_mut().for_each(Node::clear_streams);
         groups.len = next - first;
         let mut r = Reader::new(&self.buf[..stripe_end], dir, &self.limits);
         let mut chunks = Vec::with_capacity(self.columns.len());
@@ -575,7 +586,7 @@ impl<'a> Group<'a> {
         if pos != stripe_end {
             return Err(Error::malformed(pos as u64, "bytes after the stripe's last chunk"));
         }
-        let unshredder = Unshredder::new(&groups, budget);
+        let unshredder = Unshredder::new(groups, budget);
         let unshredder = match keep {
             Some(keep) => unshredder.keeping(keep),
             None => unshredder,

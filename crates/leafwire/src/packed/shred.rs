@@ -97,6 +97,19 @@ impl Node {
         self.children.get(&role).copied()
     }
 
+    /// Empties the streams, keeping their memory and the node's structure.
+    pub fn clear_streams(&mut self) {
+        self.kind.clear();
+        self.bools.clear();
+        self.ints.clear();
+        self.floats.clear();
+        self.strings.clear();
+        self.shape.clear();
+        self.len.clear();
+        self.keys.clear();
+        self.residual.clear();
+    }
+
     /// How many values each stream holds: where a stripe that starts now begins.
     fn ends(&self) -> Cursor {
         Cursor {
