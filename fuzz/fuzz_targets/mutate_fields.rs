@@ -41,7 +41,11 @@ fn check(data: &[u8]) {
     }
     let decoded = leafwire::decode(&bytes);
     let json = leafwire::json::to_json(&bytes);
-    let serde_value = leafwire::from_slice::<leafwire::Value>(&bytes);
+    // Packed documents (spec §13) deserialize to owned values only.
+    let serde_value = match leafwire::is_packed_document(&bytes) {
+        true => leafwire::from_slice_owned::<leafwire::Value>(&bytes),
+        false => leafwire::from_slice::<leafwire::Value>(&bytes),
+    };
     let serde_json_value = leafwire::from_slice::<serde_json::Value>(&bytes);
     let editor = Editor::new(bytes.to_vec());
     let Ok(_) = validated else { return };
