@@ -15,13 +15,12 @@ for t in "${readers[@]}" json_roundtrip editor_ops packed_page; do
     mkdir -p "$out/$t"
 done
 
-# Documents: the positive vectors (packed ones, spec §13, included) for every reader; the
-# negative ones (spec §9 and §13 rules)
+# Documents: the positive vectors for every reader; the negative ones (spec §9 rules)
 # where present, except for mutate_fields, which wants valid documents to mutate.
 shopt -s nullglob
-for f in "$vectors"/*.lw "$vectors"/packed/*.lw; do
+for f in "$vectors"/*.lw; do
     for t in "${readers[@]}"; do
-        cp "$f" "$out/$t/vector-$(basename "$(dirname "$f")")-$(basename "$f")"
+        cp "$f" "$out/$t/vector-$(basename "$f")"
     done
 done
 for f in "$vectors"/invalid/*.lw "$vectors"/invalid/*/*.lw; do
