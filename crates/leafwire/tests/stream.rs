@@ -415,3 +415,49 @@ fn errors_inside_frames_are_at_stream_offsets() {
     let e = e.expect("the broken string is found");
     assert!(e.offset().unwrap() > frame_at && e.offset().unwrap() < bytes.len() as u64, "{e} in a frame at {frame_at}");
 }
+
+#[test]
+fn the_short_path_writes_the_bytes_of_the_general_path() {
+    fn both<T: Serialize + ?Sized>(messages: &[&T]) {
+        let (mut fast, mut planned) = (StreamWriter::new(Vec::new()).unwrap(), StreamWriter::new(Vec::new()).unwrap());
+        for m in messages {
+            fast.write(*m).unwrap();
+            planned.write_planned(*m).unwrap();
+        }
+        let (fast, planned) = (fast.into_inner().unwrap(), planned.into_inner().unwrap());
+        assert!(fast == planned, "{} messages", messages.len());
+    }
+    // Every length up to 300 (length fields of 1 and 2 bytes, every phase), each type.
+    let f64s: Vec<Vec<f64>> = (0..300).map(|n| (0..n).map(|i| i as f64 * 1.5).collect()).collect();
+    both(&f64s.iter().collect::<Vec<_>>());
+    let i8s: Vec<Vec<i8>> = (0..70).map(|n| (0..n).map(|i| i as i8 - 30).collect()).collect();
+    both(&i8s.iter().collect::<Vec<_>>());
+    let u64s: Vec<Vec<u64>> = (0..40).map(|n| (0..n).map(|i| u64::MAX - i).collect()).collect();
+    both(&u64s.iter().collect::<Vec<_>>());
+    let f32s: Vec<Vec<f32>> = (0..40).map(|n| (0..n).map(|i| i as f32).collect()).collect();
+    both(&f32s.iter().collect::<Vec<_>>());
+    let bools: Vec<Vec<bool>> = (0..20).map(|n| (0..n).map(|i| i % 3 == 0).collect()).collect();
+    both(&bools.iter().collect::<Vec<_>>());
+    both(&[&(1.5f64, 2.5f64), &(1.5f64, 2.5f64)]);
+    both(&[&[1u16, 2, 3], &[4u16, 5, 6]]);
+    // Scalars, and what the short path declines midway (mixed types, not numbers).
+    both(&[&1.5f64, &-0.0]);
+    both(&[&-7i64, &300, &i64::MIN]);
+    both(&[&u64::MAX, &3]);
+    both(&[&true, &false]);
+    both(&[&(), &()]);
+    both(&[&2.5f32]);
+    both(&[&None, &Some(4i32)]);
+    both(&[&(1u8, 2.5f64)]);
+    both(&[&(1u8, 2u8)]);
+    both(&[&vec![vec![1.0f64, 2.0], vec![3.0, 4.0]], &vec![vec![1.0f64], vec![]]]);
+    both(&[&"text", &"more"]);
+    // The slice API writes the bytes of `write`.
+    let mut w = StreamWriter::new(Vec::new()).unwrap();
+    let mut s = StreamWriter::new(Vec::new()).unwrap();
+    for v in &f64s {
+        w.write(v).unwrap();
+        s.write_slice(v).unwrap();
+    }
+    assert!(w.into_inner().unwrap() == s.into_inner().unwrap());
+}

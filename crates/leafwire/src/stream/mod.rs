@@ -21,6 +21,7 @@
 //! document's sections, so a [`Frame`] is read lazily, as a [`Document`](crate::Document)
 //! is, and typed arrays are slices of the reader's buffer.
 
+mod fast;
 mod read;
 mod write;
 

@@ -31,10 +31,10 @@ pub struct StreamWriter<W: Write> {
 }
 
 /// The buffer and the key table: everything but the sink.
-struct Frames {
+pub(super) struct Frames {
     /// Stream bytes from `base` on; the first `sent` of them are already in the sink (or
     /// are the up to 7 bytes before a flush point that keep `base` a multiple of 8).
-    buf: Vec<u8>,
+    pub(super) buf: Vec<u8>,
     base: u64,
     sent: usize,
     /// The keys the reader's table holds, by text, with their stream ids.
@@ -42,7 +42,9 @@ struct Frames {
     key_bytes: usize,
     /// Stream ids of the message being written, by provisional id.
     ids: Vec<u32>,
-    options: StreamOptions,
+    pub(super) options: StreamOptions,
+    /// The short path's last frame heads, by frame offset modulo 8.
+    pub(super) heads: [super::fast::Head; 8],
 }
 
 impl<W: Write> StreamWriter<W> {
@@ -55,13 +57,40 @@ impl<W: Write> StreamWriter<W> {
         let flags = if options.crc { fs::FLAG_CRC } else { 0 };
         let mut buf = Vec::with_capacity(options.buffer_size.max(64) + 64);
         buf.extend_from_slice(&fs::header(flags));
-        let frames =
-            Frames { buf, base: 0, sent: 0, keys: FxHashMap::default(), key_bytes: 0, ids: Vec::new(), options };
+        let frames = Frames {
+            buf,
+            base: 0,
+            sent: 0,
+            keys: FxHashMap::default(),
+            key_bytes: 0,
+            ids: Vec::new(),
+            options,
+            heads: Default::default(),
+        };
         Ok(StreamWriter { sink: Some(sink), frames })
     }
 
     /// Writes one message: any `Serialize` value, encoded as `to_vec` would encode it.
     pub fn write<T: serde::Serialize + ?Sized>(&mut self, message: &T) -> Result<()> {
+        // Numbers and sequences of numbers go straight into the buffer.
+        if super::fast::write(&mut self.frames, message).is_ok() {
+            return self.after_frame();
+        }
+        self.write_planned(message)
+    }
+
+    /// Writes a slice of numbers as one message, a typed array: the bytes `write` makes of
+    /// it, with one copy instead of a call per element.
+    pub fn write_slice<T: crate::read::Element + serde::Serialize>(&mut self, values: &[T]) -> Result<()> {
+        if super::fast::write_slice(&mut self.frames, values).is_ok() {
+            return self.after_frame();
+        }
+        self.write_planned(values)
+    }
+
+    /// `write` the general way, whatever the message (the short path's tests compare).
+    #[doc(hidden)]
+    pub fn write_planned<T: serde::Serialize + ?Sized>(&mut self, message: &T) -> Result<()> {
         let mut b = Builder::reused(self.frames.options.max_depth);
         message.serialize(crate::ser::ValueSerializer { b: &mut b, key: 0 })?;
         b.finish()?.plan_into(&mut self.frames)?;
@@ -160,7 +189,7 @@ impl Frames {
         Ok(())
     }
 
-    fn position(&self) -> u64 {
+    pub(super) fn position(&self) -> u64 {
         self.base + self.buf.len() as u64
     }
 
@@ -175,8 +204,8 @@ impl Frames {
     }
 
     /// Appends the CRC of the frame that starts at `start`, when the stream has them.
-    #[inline]
-    fn seal(&mut self, start: usize) {
+    #[inline(always)]
+    pub(super) fn seal(&mut self, start: usize) {
         if self.options.crc {
             let crc = fs::crc(&self.buf[start..]);
             self.buf.extend_from_slice(&crc.to_le_bytes());
@@ -226,12 +255,15 @@ impl Frames {
     }
 
     /// Appends a value frame of a scalar root.
-    fn scalar(&mut self, root: Child) {
-        let w = fs::scalar_width(root.tag, root.value);
+    #[inline]
+    pub(super) fn scalar(&mut self, t: u8, payload: u64) {
+        let w = fs::scalar_width(t, payload);
         let start = self.buf.len();
-        self.buf.push(1 + w as u8);
-        self.buf.push(root.tag);
-        self.buf.extend_from_slice(&root.value.to_le_bytes()[..w]);
+        let mut frame = [0u8; 10];
+        frame[0] = 1 + w as u8;
+        frame[1] = t;
+        frame[2..].copy_from_slice(&payload.to_le_bytes());
+        self.buf.extend_from_slice(&frame[..2 + w]);
         self.seal(start);
     }
 }
@@ -239,7 +271,7 @@ impl Frames {
 impl PlanSink for Frames {
     fn planned<S: Source>(&mut self, levels: &mut Levels, keys: Keys<'_>, root: Child, source: &S) -> Result<()> {
         if fs::is_scalar(root.tag) {
-            self.scalar(root);
+            self.scalar(root.tag, root.value);
             return Ok(());
         }
         if root.tag == crate::format::tag::PACKED {

@@ -1,0 +1,81 @@
+//! Messages of n doubles through a `StreamWriter` into memory and back, against a
+//! hand-coded writer (u32 length + raw doubles, same buffer size): ns per message, for
+//! profiling the stream's per-message path (`valgrind --tool=callgrind` on it).
+//!
+//! `cargo run --release -p leafwire --example streamloop -- [n] [messages]`
+
+use std::hint::black_box;
+use std::io::Write;
+use std::time::Instant;
+
+use leafwire::stream::{SliceReader, StreamWriter};
+
+fn main() -> leafwire::Result<()> {
+    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse().expect("a number")).collect();
+    let n = args.first().copied().unwrap_or(1);
+    let count = args.get(1).copied().unwrap_or(1_000_000);
+    let message: Vec<f64> = (0..n).map(|i| i as f64 * 0.5 + 0.25).collect();
+    for _ in 0..3 {
+        let t = Instant::now();
+        // Sinks that discard: the loop measures the writers, not page faults of a sink.
+        let mut hand = std::io::BufWriter::with_capacity(64 << 10, std::io::sink());
+        for _ in 0..count {
+            hand.write_all(&((n * 8) as u32).to_le_bytes()).unwrap();
+            hand.write_all(bytemuck_bytes(black_box(&message))).unwrap();
+        }
+        hand.into_inner().unwrap();
+        let hand_ns = t.elapsed().as_nanos() as f64 / count as f64;
+
+        let t = Instant::now();
+        let mut w = StreamWriter::new(std::io::sink())?;
+        for _ in 0..count {
+            w.write(black_box(&message))?;
+        }
+        w.into_inner()?;
+        let write_ns = t.elapsed().as_nanos() as f64 / count as f64;
+
+        let t = Instant::now();
+        let mut w = StreamWriter::new(std::io::sink())?;
+        for _ in 0..count {
+            w.write_slice(black_box(&message[..]))?;
+        }
+        w.into_inner()?;
+        let slice_ns = t.elapsed().as_nanos() as f64 / count as f64;
+
+        // The stream to read back, written once more into memory; both ways agree.
+        let mut w = StreamWriter::new(Vec::new())?;
+        let mut s = StreamWriter::new(Vec::new())?;
+        for _ in 0..count {
+            w.write(&message)?;
+            s.write_slice(&message[..])?;
+        }
+        let bytes = w.into_inner()?;
+        assert!(s.into_inner()? == bytes, "write_slice writes the bytes of write");
+
+        let t = Instant::now();
+        let mut r = SliceReader::new(&bytes)?;
+        let mut sum = 0.0;
+        while let Some(f) = r.next_frame() {
+            let f = f?;
+            sum += match n {
+                1 => f.root().as_slice::<f64>().map(|s| s[0]).or_else(|_| f.root().as_f64())?,
+                _ => f.root().as_slice::<f64>()?.iter().sum::<f64>(),
+            };
+        }
+        let read_ns = t.elapsed().as_nanos() as f64 / count as f64;
+        black_box(sum);
+        println!(
+            "n={n}: hand-coded write {hand_ns:.1} ns/msg ({} B), leafwire write {write_ns:.1} ns/msg ({} B, {:.2}x), write_slice {slice_ns:.1} ({:.2}x), read {read_ns:.1} ns/msg",
+            count * (4 + 8 * n),
+            bytes.len(),
+            write_ns / hand_ns,
+            slice_ns / hand_ns
+        );
+    }
+    Ok(())
+}
+
+fn bytemuck_bytes(xs: &[f64]) -> &[u8] {
+    // SAFETY: f64 has no padding and any byte is a valid u8; the length is the slice's.
+    unsafe { std::slice::from_raw_parts(xs.as_ptr().cast::<u8>(), std::mem::size_of_val(xs)) }
+}
