@@ -17,7 +17,7 @@ fuzz_dir="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$fuzz_dir")"
 data="${LEAFWIRE_DATA:-$root/../shared/data/json}"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-1}"
-targets=(open_walk mutate_fields raw_walk from_slice editor_ops json_roundtrip)
+targets=(open_walk mutate_fields raw_walk from_slice editor_ops json_roundtrip packed_page stream_read)
 readers=(open_walk mutate_fields raw_walk from_slice)
 max_len=16384
 

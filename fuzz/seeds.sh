@@ -11,9 +11,16 @@ fuzz_dir="$(cd "$(dirname "$0")" && pwd)"
 vectors="$(dirname "$fuzz_dir")/spec/vectors"
 readers=(open_walk raw_walk from_slice mutate_fields)
 
-for t in "${readers[@]}" json_roundtrip editor_ops packed_page; do
+for t in "${readers[@]}" json_roundtrip editor_ops packed_page stream_read; do
     mkdir -p "$out/$t"
 done
+
+# Streams (spec §14): the positive and negative stream vectors.
+shopt -s nullglob
+for f in "$vectors"/stream/*.lws "$vectors"/invalid/stream_*.lws; do
+    cp "$f" "$out/stream_read/$(basename "$(dirname "$f")")-$(basename "$f")"
+done
+shopt -u nullglob
 
 # Documents: the positive vectors for every reader; the negative ones (spec §9 rules)
 # where present, except for mutate_fields, which wants valid documents to mutate.

@@ -8,13 +8,13 @@
 # and exits non-zero if any target crashed, timed out or ran out of memory; the input is
 # in fuzz/artifacts/<target>/ and the log in fuzz/logs/smoke-<target>.log.
 #
-# Wall time on 2 cores: about 2 minutes to build, then SECONDS per target (7 targets).
+# Wall time on 2 cores: about 2 minutes to build, then SECONDS per target (8 targets).
 set -euo pipefail
 
 seconds="${1:-30}"
 fuzz_dir="$(cd "$(dirname "$0")" && pwd)"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
-targets=(open_walk mutate_fields raw_walk from_slice editor_ops json_roundtrip packed_page)
+targets=(open_walk mutate_fields raw_walk from_slice editor_ops json_roundtrip packed_page stream_read)
 max_len=16384
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then

@@ -14,6 +14,7 @@ mod pointer;
 mod progress;
 mod report;
 mod stats;
+mod stream;
 mod typed;
 
 use std::path::PathBuf;
@@ -162,6 +163,31 @@ enum Command {
         /// Leafwire file to read, or `-` for stdin.
         input: PathBuf,
     },
+    /// Convert JSON lines (NDJSON: one value per line) to a Leafwire stream (spec §14),
+    /// reading and writing front to back (written atomically to a file).
+    FromJsonl {
+        /// JSON lines to read, or `-` for stdin.
+        input: PathBuf,
+        /// Stream to write, or `-` for stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// End every frame with a CRC-32, so that a reader detects a damaged frame.
+        #[arg(long)]
+        crc: bool,
+    },
+    /// Convert a Leafwire stream to JSON lines, one message a line.
+    ToJsonl {
+        /// Stream to read, or `-` for stdin.
+        input: PathBuf,
+        /// File to write instead of stdout (written atomically); `-` is stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Print a Leafwire stream's messages as JSON lines (`to-jsonl` to stdout).
+    Cat {
+        /// Stream to read, or `-` for stdin.
+        input: PathBuf,
+    },
     /// Show where a file's bytes go: by section, by kind of value and by path.
     ///
     /// Sections (header, dictionary, structure, data, checksums, garbage, padding, past end)
@@ -222,6 +248,9 @@ fn run(command: Command) -> Result<(), Failure> {
             };
             edit::compact(&input, output.as_deref(), !no_checksums, mode)
         }
+        Command::FromJsonl { input, output, crc } => stream::from_jsonl(&input, &output, crc),
+        Command::ToJsonl { input, output } => stream::to_jsonl(&input, output.as_deref()),
+        Command::Cat { input } => stream::to_jsonl(&input, None),
         Command::Inspect { input } => report::inspect(&input),
         Command::Stats { input, top, json } => stats::run(&input, &stats::Options { top, json }),
     }

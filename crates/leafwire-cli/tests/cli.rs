@@ -30,7 +30,11 @@ fn leafwire(args: &[&str], stdin: Option<&[u8]>) -> Run {
         child.stdin.take().unwrap().write_all(input).unwrap();
     }
     let out = child.wait_with_output().unwrap();
-    Run { ok: out.status.success(), stdout: String::from_utf8(out.stdout).unwrap(), stderr: String::from_utf8(out.stderr).unwrap() }
+    Run {
+        ok: out.status.success(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
 }
 
 /// Runs and expects success with nothing on stderr.
@@ -47,7 +51,8 @@ fn succeed(args: &[&str], stdin: Option<&[u8]>) -> String {
 fn fail(args: &[&str], stdin: Option<&[u8]>, mentions: &[&str]) -> String {
     let run = leafwire(args, stdin);
     assert!(!run.ok, "leafwire {args:?} succeeded: {}", run.stdout);
-    let streams_to_stdout = args.first() == Some(&"to-json") && !args.contains(&"-o");
+    let streams_to_stdout =
+        matches!(args.first(), Some(&"to-json") | Some(&"to-jsonl") | Some(&"cat")) && !args.contains(&"-o");
     if !streams_to_stdout {
         assert_eq!(run.stdout, "", "leafwire {args:?} wrote to stdout on failure");
     }
@@ -94,7 +99,8 @@ const ROUND_TRIPS: &[&str] = &[
 #[test]
 fn json_round_trips_through_leafwire() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cases: Vec<(String, Vec<u8>)> = ROUND_TRIPS.iter().enumerate().map(|(i, j)| (format!("inline{i}"), j.as_bytes().to_vec())).collect();
+    let mut cases: Vec<(String, Vec<u8>)> =
+        ROUND_TRIPS.iter().enumerate().map(|(i, j)| (format!("inline{i}"), j.as_bytes().to_vec())).collect();
     for corpus in corpus::corpora() {
         for name in ["github_events.json", "twitter.json", "numbers.json", "canada.json"] {
             cases.push((format!("{}-{name}", corpus.name), corpus.json(name)));
@@ -108,7 +114,9 @@ fn json_round_trips_through_leafwire() {
         let pretty = succeed(&["to-json", "--pretty", s(&lw)], None);
         let to_file = dir.path().join(format!("{name}.out.json"));
         assert_eq!(succeed(&["to-json", s(&lw), "-o", s(&to_file)], None), "");
-        for (how, text) in [("compact", compact.clone()), ("pretty", pretty.clone()), ("-o", fs::read_to_string(&to_file).unwrap())] {
+        for (how, text) in
+            [("compact", compact.clone()), ("pretty", pretty.clone()), ("-o", fs::read_to_string(&to_file).unwrap())]
+        {
             let got: Json = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} {how}: {e}"));
             assert_eq!(got, expected, "{name} ({how})");
         }
@@ -120,7 +128,10 @@ fn pretty_output_has_serde_json_layout() {
     let dir = tempfile::tempdir().unwrap();
     let lw = convert(dir.path(), "p", br#"{"a":[1,{"b":[]}],"c":{},"d":"x,{"}"#);
     let pretty = succeed(&["to-json", "--pretty", s(&lw)], None);
-    assert_eq!(pretty, "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {},\n  \"d\": \"x,{\"\n}\n");
+    assert_eq!(
+        pretty,
+        "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {},\n  \"d\": \"x,{\"\n}\n"
+    );
 }
 
 #[test]
@@ -165,7 +176,14 @@ fn get_reads_pointers_in(json: &[u8]) {
     assert_eq!(root, expected);
 
     let past_end = format!("/statuses/{n}");
-    let absent = ["/statuses/0/no_such_key", &past_end, "/statuses/x", "/search_metadata/count/deeper", "no-slash", "/statuses/01"];
+    let absent = [
+        "/statuses/0/no_such_key",
+        &past_end,
+        "/statuses/x",
+        "/search_metadata/count/deeper",
+        "no-slash",
+        "/statuses/01",
+    ];
     for pointer in absent {
         fail(&["get", s(&lw), pointer], None, &[pointer, s(&lw)]);
     }
@@ -175,7 +193,13 @@ fn get_reads_pointers_in(json: &[u8]) {
 fn get_on_typed_arrays_and_escapes() {
     let dir = tempfile::tempdir().unwrap();
     let lw = convert(dir.path(), "t", br#"{"m": [[1.5, 2], [3, 4.25]], "a/b": {"c~d": [7, 8]}}"#);
-    let cases = [("/m", "[[1.5,2],[3,4.25]]"), ("/m/1", "[3,4.25]"), ("/m/0/1", "2"), ("/m/1/1", "4.25"), ("/a~1b/c~0d/1", "8")];
+    let cases = [
+        ("/m", "[[1.5,2],[3,4.25]]"),
+        ("/m/1", "[3,4.25]"),
+        ("/m/0/1", "2"),
+        ("/m/1/1", "4.25"),
+        ("/a~1b/c~0d/1", "8"),
+    ];
     for (pointer, json) in cases {
         assert_eq!(succeed(&["get", s(&lw), pointer], None), format!("{json}\n"), "{pointer}");
     }
@@ -205,7 +229,11 @@ fn invalid_json_reports_line_and_column() {
         fail(&args, None, &[&[s(&input)], *mentions].concat());
         assert!(!output.exists(), "{name}: a failed conversion left {output:?}");
     }
-    let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains(".tmp-")).collect();
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".tmp-"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
     let input = dir.path().join("duplicate.json");
@@ -217,7 +245,8 @@ fn invalid_json_reports_line_and_column() {
 #[test]
 fn damaged_files_fail_with_byte_offsets() {
     let dir = tempfile::tempdir().unwrap();
-    let lw = convert(dir.path(), "doc", br#"{"name": "caf\u00e9", "xs": [1.5, 2.5], "list": [{"k": "v"}, [1, "two"]]}"#);
+    let lw =
+        convert(dir.path(), "doc", br#"{"name": "caf\u00e9", "xs": [1.5, 2.5], "list": [{"k": "v"}, [1, "two"]]}"#);
     let bytes = fs::read(&lw).unwrap();
 
     let mut bad_utf8 = bytes.clone();
@@ -269,9 +298,24 @@ fn validate_summarizes_a_good_file() {
 #[test]
 fn inspect_lists_the_top_level() {
     let dir = tempfile::tempdir().unwrap();
-    let lw = convert(dir.path(), "i", br#"{"name": "mesh", "xs": [[0.5, 1], [2, 3]], "tags": ["a", "b"], "n": 3, "meta": {"x": null}}"#);
+    let lw = convert(
+        dir.path(),
+        "i",
+        br#"{"name": "mesh", "xs": [[0.5, 1], [2, 3]], "tags": ["a", "b"], "n": 3, "meta": {"x": null}}"#,
+    );
     let text = succeed(&["inspect", s(&lw)], None);
-    for expected in ["Leafwire 1.0", "generation 1", "6 keys", "object, 5 entries", "\"name\"", "string, 4 bytes: \"mesh\"", "typed array of f64, shape [2, 2]", "array, 2 items", "int 3", "object, 1 entry"] {
+    for expected in [
+        "Leafwire 1.0",
+        "generation 1",
+        "6 keys",
+        "object, 5 entries",
+        "\"name\"",
+        "string, 4 bytes: \"mesh\"",
+        "typed array of f64, shape [2, 2]",
+        "array, 2 items",
+        "int 3",
+        "object, 1 entry",
+    ] {
         assert!(text.contains(expected), "inspect output lacks {expected:?}:\n{text}");
     }
 }
@@ -280,7 +324,13 @@ fn inspect_lists_the_top_level() {
 fn missing_files_and_non_finite_floats() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.lw");
-    for args in [vec!["to-json", s(&missing)], vec!["get", s(&missing), "/a"], vec!["validate", s(&missing)], vec!["inspect", s(&missing)], vec!["from-json", s(&missing), "-o", "x.lw"]] {
+    for args in [
+        vec!["to-json", s(&missing)],
+        vec!["get", s(&missing), "/a"],
+        vec!["validate", s(&missing)],
+        vec!["inspect", s(&missing)],
+        vec!["from-json", s(&missing), "-o", "x.lw"],
+    ] {
         let err = fail(&args, None, &[s(&missing)]);
         assert_eq!(err.matches(s(&missing)).count(), 1, "{err}");
     }
@@ -295,7 +345,12 @@ fn missing_files_and_non_finite_floats() {
     // Streamed to stdout: the text before the NaN is out when it is met, and the exit
     // status and stderr say the output is incomplete.
     let run = leafwire(&["to-json", s(&nan)], None);
-    assert!(!run.ok && run.stdout == r#"{"ok":1.5,"bad":["# && run.stderr.contains("no JSON form"), "{:?} {:?}", run.stdout, run.stderr);
+    assert!(
+        !run.ok && run.stdout == r#"{"ok":1.5,"bad":["# && run.stderr.contains("no JSON form"),
+        "{:?} {:?}",
+        run.stdout,
+        run.stderr
+    );
     let out = dir.path().join("nan.json");
     fail(&["to-json", s(&nan), "-o", s(&out)], None, &["no JSON form"]);
     assert!(!out.exists());
@@ -364,7 +419,6 @@ fn shared_subtrees_are_caught() {
     fail(&["validate", s(&dag)], None, &["reachable twice", "byte"]);
 }
 
-
 #[test]
 fn inspect_describes_every_root_kind() {
     use leafwire::{IntMap, TypedArray, TypedData, Value};
@@ -374,7 +428,11 @@ fn inspect_describes_every_root_kind() {
     intmap.insert(1 << 40, Value::BigNum("-123456789012345678901234567890".into()));
     let many: Vec<Value> = (0..150).map(|i| Value::String(format!("s{i}"))).collect();
     let cases: Vec<(&str, Value, &[&str])> = vec![
-        ("intmap", Value::IntMap(intmap), &["intmap, 2 entries", "-7", "bytes, 3 bytes", "1099511627776", "bignum -123456789012345678901234567890"]),
+        (
+            "intmap",
+            Value::IntMap(intmap),
+            &["intmap, 2 entries", "-7", "bytes, 3 bytes", "1099511627776", "bignum -123456789012345678901234567890"],
+        ),
         ("typed", Value::Typed(TypedArray::new(TypedData::U16(vec![1, 2, 3]))), &["typed array of u16, shape [3]"]),
         ("scalar", Value::F32(1.5), &["root         f32 1.5"]),
         ("long array", Value::Array(many), &["array, 150 items", "[99]", "... and 50 more"]),
@@ -400,7 +458,8 @@ fn set_delete_and_compact_edit_files_in_place() {
     succeed(&["set", s(&lw), "/added", "null"], None);
     succeed(&["delete", s(&lw), "/old"], None);
     succeed(&["validate", s(&lw)], None);
-    let expected = r#"{"name":"a much longer name than before","tags":["a",{"deep":[0.5,1.5]}],"n":1099511627776,"added":null}"#;
+    let expected =
+        r#"{"name":"a much longer name than before","tags":["a",{"deep":[0.5,1.5]}],"n":1099511627776,"added":null}"#;
     assert_eq!(succeed(&["to-json", s(&lw)], None), format!("{expected}\n"));
 
     // Errors name what is wrong and leave the file as it was.
@@ -465,7 +524,10 @@ fn missing_paths_fail_alike_in_get_set_and_delete() {
     }
     // A key that is missing only at the end: get and delete fail alike, set adds it.
     for command in ["get", "delete"] {
-        assert_eq!(fail(&[command, s(&lw), "/b/c"], None, &[]), format!("leafwire: {}: no \"c\" in /b (path /b/c)\n", s(&lw)));
+        assert_eq!(
+            fail(&[command, s(&lw), "/b/c"], None, &[]),
+            format!("leafwire: {}: no \"c\" in /b (path /b/c)\n", s(&lw))
+        );
     }
     assert_eq!(fs::read(&lw).unwrap(), before);
     succeed(&["set", s(&lw), "/b/c", "2"], None);
@@ -478,7 +540,11 @@ fn missing_paths_fail_alike_in_get_set_and_delete() {
 fn inspect_prints_floats_in_shortest_round_trip_form() {
     use leafwire::Value;
     let dir = tempfile::tempdir().unwrap();
-    let lw = convert(dir.path(), "floats", br#"{"tiny": 5e-324, "huge": 1.7976931348623157e308, "tenth": 0.1, "one": 1.0, "neg": -2.5e-10}"#);
+    let lw = convert(
+        dir.path(),
+        "floats",
+        br#"{"tiny": 5e-324, "huge": 1.7976931348623157e308, "tenth": 0.1, "one": 1.0, "neg": -2.5e-10}"#,
+    );
     let text = succeed(&["inspect", s(&lw)], None);
     for expected in ["f64 5e-324", "f64 1.7976931348623157e308", "f64 0.1", "f64 1.0", "f64 -2.5e-10"] {
         assert!(text.lines().any(|l| l.trim_end().ends_with(expected)), "inspect output lacks {expected:?}:\n{text}");
@@ -547,7 +613,11 @@ fn permissions_are_kept_and_never_widened() {
     assert_eq!(mode(&json), 0o640);
     chmod(&json, 0o444);
     fail(&["to-json", s(&lw), "-o", s(&json)], None, &[s(&json), "read-only"]);
-    let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().contains(".tmp-")).collect();
+    let leftovers: Vec<_> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains(".tmp-"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -608,12 +678,23 @@ fn dash_is_stdin_and_stdout_everywhere() {
     assert_eq!(fs::read(&lw).unwrap(), lw_bytes);
 
     // Failures name stdin, print one line and nothing on stdout.
-    for args in [vec!["to-json", "-"], vec!["validate", "-"], vec!["inspect", "-"], vec!["get", "-", "/a"], vec!["compact", "-"], vec!["set", "-", "/a", "1"]] {
+    for args in [
+        vec!["to-json", "-"],
+        vec!["validate", "-"],
+        vec!["inspect", "-"],
+        vec!["get", "-", "/a"],
+        vec!["compact", "-"],
+        vec!["set", "-", "/a", "1"],
+    ] {
         let (ok, stdout, stderr) = leafwire_raw(cwd, &args, b"not leafwire at all, not even close to a header");
-        assert!(!ok && stdout.is_empty() && stderr.starts_with("leafwire: <stdin>: ") && stderr.matches('\n').count() == 1, "{args:?}: {stderr}");
+        assert!(
+            !ok && stdout.is_empty() && stderr.starts_with("leafwire: <stdin>: ") && stderr.matches('\n').count() == 1,
+            "{args:?}: {stderr}"
+        );
     }
     // No file named "-" (or a temporary for one) was created.
-    let names: Vec<_> = fs::read_dir(cwd).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<_> =
+        fs::read_dir(cwd).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(names.iter().all(|n| !n.starts_with('-')), "{names:?}");
 }
 
@@ -642,7 +723,12 @@ fn temporaries_in(dir: &Path) -> Vec<String> {
 #[cfg(unix)]
 fn interrupted_while_writing(dir: &Path, args: &[&str], signal: &str, number: i32) -> bool {
     use std::os::unix::process::ExitStatusExt;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_leafwire")).args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leafwire"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     loop {
         if !temporaries_in(dir).is_empty() {
             break;
@@ -658,7 +744,12 @@ fn interrupted_while_writing(dir: &Path, args: &[&str], signal: &str, number: i3
     if out.status.success() {
         return false; // finished between the check and the signal
     }
-    assert!(out.status.signal() == Some(number) || out.status.code() == Some(128 + number), "leafwire {args:?} {signal}: {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.signal() == Some(number) || out.status.code() == Some(128 + number),
+        "leafwire {args:?} {signal}: {:?} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(temporaries_in(dir), Vec::<String>::new(), "leafwire {args:?} {signal}");
     true
 }
@@ -697,7 +788,8 @@ fn interrupted_conversions_leave_no_temporary_files() {
 #[test]
 fn set_and_delete_reach_into_typed_arrays() {
     let dir = tempfile::tempdir().unwrap();
-    let lw = convert(dir.path(), "typed", br#"{"xs": [1.5, 2.5, 3.5, 4.5], "m": [[1.5, 2], [3, 4.25]], "i": [1, 2, 3]}"#);
+    let lw =
+        convert(dir.path(), "typed", br#"{"xs": [1.5, 2.5, 3.5, 4.5], "m": [[1.5, 2], [3, 4.25]], "i": [1, 2, 3]}"#);
     let layout = |pointer: &str| -> String {
         let text = succeed(&["inspect", s(&lw)], None);
         let line = text.lines().find(|l| l.trim_start().starts_with(&format!("\"{pointer}\""))).unwrap().to_owned();
@@ -708,8 +800,18 @@ fn set_and_delete_reach_into_typed_arrays() {
     succeed(&["set", s(&lw), "/m/1/0", "7.5"], None);
     succeed(&["set", s(&lw), "/i/2", "-100"], None);
     assert_eq!(succeed(&["get", s(&lw), "/xs/3"], None), "2.5\n");
-    assert_eq!(succeed(&["to-json", s(&lw)], None), "{\"xs\":[1.5,2.5,3.5,2.5],\"m\":[[1.5,2],[7.5,4.25]],\"i\":[1,2,-100]}\n");
-    assert_eq!((layout("xs"), layout("m"), layout("i")), ("typed array of f64, shape [4]".into(), "typed array of f64, shape [2, 2]".into(), "typed array of i8, shape [3]".into()));
+    assert_eq!(
+        succeed(&["to-json", s(&lw)], None),
+        "{\"xs\":[1.5,2.5,3.5,2.5],\"m\":[[1.5,2],[7.5,4.25]],\"i\":[1,2,-100]}\n"
+    );
+    assert_eq!(
+        (layout("xs"), layout("m"), layout("i")),
+        (
+            "typed array of f64, shape [4]".into(),
+            "typed array of f64, shape [2, 2]".into(),
+            "typed array of i8, shape [3]".into()
+        )
+    );
 
     // Values the element type cannot hold, and new elements, re-lay the array out as
     // from-json would lay out its JSON.
@@ -719,11 +821,17 @@ fn set_and_delete_reach_into_typed_arrays() {
     succeed(&["set", s(&lw), "/i/4", "6"], None);
     assert_eq!(succeed(&["get", s(&lw), "/xs"], None), "[-1,2.5,3.5,2.5]\n");
     assert_eq!(succeed(&["get", s(&lw), "/i"], None), "[1000,2,-100,5,6]\n");
-    assert_eq!((layout("xs"), layout("i")), ("typed array of f64, shape [4]".into(), "typed array of i16, shape [5]".into()));
+    assert_eq!(
+        (layout("xs"), layout("i")),
+        ("typed array of f64, shape [4]".into(), "typed array of i16, shape [5]".into())
+    );
     succeed(&["delete", s(&lw), "/xs/1"], None);
     succeed(&["delete", s(&lw), "/m/0"], None);
     succeed(&["set", s(&lw), "/i/1", r#""two""#], None);
-    assert_eq!(succeed(&["to-json", s(&lw)], None), "{\"xs\":[-1,3.5,2.5],\"m\":[[7.5,4.25]],\"i\":[1000,\"two\",-100,5,6]}\n");
+    assert_eq!(
+        succeed(&["to-json", s(&lw)], None),
+        "{\"xs\":[-1,3.5,2.5],\"m\":[[7.5,4.25]],\"i\":[1000,\"two\",-100,5,6]}\n"
+    );
     assert_eq!(layout("i"), "array, 5 items");
     succeed(&["validate", s(&lw)], None);
 
@@ -734,7 +842,12 @@ fn set_and_delete_reach_into_typed_arrays() {
 
     // A typed array at the root.
     let root = dir.path().join("root.lw");
-    fs::write(&root, leafwire::encode(&leafwire::Value::Typed(leafwire::TypedArray::new(leafwire::TypedData::U16(vec![1, 2, 3])))).unwrap()).unwrap();
+    fs::write(
+        &root,
+        leafwire::encode(&leafwire::Value::Typed(leafwire::TypedArray::new(leafwire::TypedData::U16(vec![1, 2, 3]))))
+            .unwrap(),
+    )
+    .unwrap();
     succeed(&["set", s(&root), "/1", "7"], None);
     assert_eq!(succeed(&["to-json", s(&root)], None), "[1,7,3]\n");
     assert!(succeed(&["inspect", s(&root)], None).contains("typed array of u16, shape [3]"));
@@ -751,7 +864,11 @@ fn long_integers_up_to_the_json_readers_limit() {
     let too_long = dir.path().join("too_long.json");
     fs::write(&too_long, format!("[1, {}]", "9".repeat(4301))).unwrap();
     let out = dir.path().join("too_long.lw");
-    fail(&["from-json", s(&too_long), "-o", s(&out)], None, &[s(&too_long), "longer than 4,300 digits", "line 1 column"]);
+    fail(
+        &["from-json", s(&too_long), "-o", s(&out)],
+        None,
+        &[s(&too_long), "longer than 4,300 digits", "line 1 column"],
+    );
     fail(&["set", s(&lw), "/0", &"7".repeat(4301)], None, &["<JSON argument>", "longer than 4,300 digits"]);
     fail(&["set", s(&lw), "/0", &format!("{}.5", "7".repeat(5000))], None, &["longer than 4,300 digits"]);
 
@@ -814,7 +931,12 @@ fn stats_json(extra: &[&str], lw: &Path) -> Json {
 
 /// The `stats --json` entry of `path`.
 fn stats_path<'a>(report: &'a Json, path: &str) -> &'a Json {
-    report["paths"].as_array().unwrap().iter().find(|p| p["path"] == path).unwrap_or_else(|| panic!("no path {path:?} in {report}"))
+    report["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"] == path)
+        .unwrap_or_else(|| panic!("no path {path:?} in {report}"))
 }
 
 #[test]
@@ -827,10 +949,16 @@ fn stats_attributes_every_byte() {
     succeed(&["from-json", s(&input), "-o", s(&plain), "--no-checksums"], None);
     let report = stats_json(&["--top", "0"], &plain);
     let sections = &report["sections"];
-    assert_eq!((sections["checksums"].as_u64(), sections["garbage"].as_u64(), sections["past end"].as_u64()), (Some(0), Some(0), Some(0)));
+    assert_eq!(
+        (sections["checksums"].as_u64(), sections["garbage"].as_u64(), sections["past end"].as_u64()),
+        (Some(0), Some(0), Some(0))
+    );
     // Two string blocks: a length byte and the text.
     let b = stats_path(&report, "list[].b");
-    assert_eq!((b["bytes"].as_u64(), b["count"].as_u64(), b["kinds"].clone()), (Some(4 + 6), Some(2), serde_json::json!(["string"])));
+    assert_eq!(
+        (b["bytes"].as_u64(), b["count"].as_u64(), b["kinds"].clone()),
+        (Some(4 + 6), Some(2), serde_json::json!(["string"]))
+    );
     let c = stats_path(&report, "list[].c");
     assert_eq!((c["bytes"].as_u64(), c["count"].as_u64()), (Some(0), Some(1)));
     // A typed matrix is one value, its whole block: 2 header bytes, 2 shape varints, 4
@@ -861,10 +989,25 @@ fn stats_attributes_every_byte() {
 #[test]
 fn stats_escapes_odd_keys() {
     let dir = tempfile::tempdir().unwrap();
-    let lw = convert(dir.path(), "odd", br#"{"a.b": {"[x]": 1, "": [2, "x"], "q\"\\": "s", "caf\u00e9-_$@": true}, "plain": {"0": null}}"#);
+    let lw = convert(
+        dir.path(),
+        "odd",
+        br#"{"a.b": {"[x]": 1, "": [2, "x"], "q\"\\": "s", "caf\u00e9-_$@": true}, "plain": {"0": null}}"#,
+    );
     let report = stats_json(&["--top", "0"], &lw);
-    let mut paths: Vec<&str> = report["paths"].as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
-    let mut expected = [".", r#"["a.b"]"#, r#"["a.b"][""]"#, r#"["a.b"][""][]"#, r#"["a.b"]["[x]"]"#, r#"["a.b"]["q\"\\"]"#, r#"["a.b"].café-_$@"#, "plain", "plain.0"];
+    let mut paths: Vec<&str> =
+        report["paths"].as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
+    let mut expected = [
+        ".",
+        r#"["a.b"]"#,
+        r#"["a.b"][""]"#,
+        r#"["a.b"][""][]"#,
+        r#"["a.b"]["[x]"]"#,
+        r#"["a.b"]["q\"\\"]"#,
+        r#"["a.b"].café-_$@"#,
+        "plain",
+        "plain.0",
+    ];
     paths.sort_unstable();
     expected.sort_unstable();
     assert_eq!(paths, expected);
@@ -877,16 +1020,20 @@ fn stats_escapes_odd_keys() {
 /// values, then the path and its kinds in parentheses.
 fn text_paths(text: &str) -> Vec<(String, u64, u64)> {
     let start = text.find("path (kinds)\n").expect("a path table") + "path (kinds)\n".len();
-    text[start..].lines().filter(|l| !l.starts_with('(')).map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        let mut rest = line;
-        for _ in 0..3 {
-            rest = rest.trim_start();
-            rest = &rest[rest.find(' ').unwrap()..];
-        }
-        let path = rest.trim_start();
-        (path[..path.rfind(" (").unwrap()].to_owned(), fields[0].parse().unwrap(), fields[2].parse().unwrap())
-    }).collect()
+    text[start..]
+        .lines()
+        .filter(|l| !l.starts_with('('))
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let mut rest = line;
+            for _ in 0..3 {
+                rest = rest.trim_start();
+                rest = &rest[rest.find(' ').unwrap()..];
+            }
+            let path = rest.trim_start();
+            (path[..path.rfind(" (").unwrap()].to_owned(), fields[0].parse().unwrap(), fields[2].parse().unwrap())
+        })
+        .collect()
 }
 
 #[test]
@@ -905,16 +1052,86 @@ fn stats_text_and_json_agree_and_top_limits_both() {
     let listed = text_paths(&text);
     assert_eq!(listed.len(), 5, "{text}");
     for (i, (path, bytes, count)) in listed.iter().enumerate() {
-        assert_eq!((every[i]["path"].as_str().unwrap(), every[i]["bytes"].as_u64().unwrap(), every[i]["count"].as_u64().unwrap()), (path.as_str(), *bytes, *count));
+        assert_eq!(
+            (
+                every[i]["path"].as_str().unwrap(),
+                every[i]["bytes"].as_u64().unwrap(),
+                every[i]["count"].as_u64().unwrap()
+            ),
+            (path.as_str(), *bytes, *count)
+        );
     }
     let rest: u64 = every[5..].iter().map(|p| p["bytes"].as_u64().unwrap()).sum();
     assert!(text.ends_with(&format!("({} more paths, {rest} bytes)\n", every.len() - 5)), "{text}");
     let top5 = stats_json(&["--top", "5"], &lw);
     assert_eq!(top5["paths"].as_array().unwrap()[..], every[..5]);
-    assert_eq!((top5["more_paths"]["paths"].as_u64(), top5["more_paths"]["bytes"].as_u64()), (Some(every.len() as u64 - 5), Some(rest)));
+    assert_eq!(
+        (top5["more_paths"]["paths"].as_u64(), top5["more_paths"]["bytes"].as_u64()),
+        (Some(every.len() as u64 - 5), Some(rest))
+    );
     for (name, bytes) in all["sections"].as_object().unwrap() {
-        assert!(text.lines().any(|l| l.ends_with(&format!("  {name}")) && l.split_whitespace().next() == Some(&bytes.to_string())), "{name}: {text}");
+        assert!(
+            text.lines()
+                .any(|l| l.ends_with(&format!("  {name}")) && l.split_whitespace().next() == Some(&bytes.to_string())),
+            "{name}: {text}"
+        );
     }
     // The default lists 30, and stdin works as for the other commands.
     assert_eq!(text_paths(&succeed(&["stats", "-"], Some(&fs::read(&lw).unwrap()))).len(), 30);
+}
+
+#[test]
+fn json_lines_round_trip_through_a_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = "{\"a\":1,\"b\":[1.5,2.5]}\n\n  {\"a\":2,\"c\":\"x\"}\r\n[1,2,3]\n1.5\nnull\n\"text\"";
+    let input = dir.path().join("in.jsonl");
+    fs::write(&input, lines).unwrap();
+    let stream = dir.path().join("s.lws");
+    for crc in [false, true] {
+        let mut args = vec!["from-jsonl", s(&input), "-o", s(&stream)];
+        if crc {
+            args.push("--crc");
+        }
+        succeed(&args, None);
+        let out = succeed(&["cat", s(&stream)], None);
+        let want: Vec<Json> =
+            lines.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+        let got: Vec<Json> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(got, want);
+        let copy = dir.path().join("out.jsonl");
+        succeed(&["to-jsonl", s(&stream), "-o", s(&copy)], None);
+        assert_eq!(fs::read_to_string(&copy).unwrap(), out);
+    }
+    // Through pipes: stdin to stdout, then stdin to stdout again.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_leafwire"))
+        .args(["from-jsonl", "-", "-o", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(lines.as_bytes()).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success());
+    assert_eq!(succeed(&["cat", "-"], Some(&piped.stdout)), succeed(&["cat", s(&stream)], None));
+}
+
+#[test]
+fn bad_json_lines_and_torn_streams_fail_with_positions() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bad.jsonl");
+    fs::write(&input, "{\"a\":1}\n{\"a\":\n").unwrap();
+    let out = dir.path().join("bad.lws");
+    fail(&["from-jsonl", s(&input), "-o", s(&out)], None, &["bad.jsonl", "line 2 column"]);
+    assert!(!out.exists(), "a failed conversion leaves nothing behind");
+    let good = dir.path().join("good.jsonl");
+    fs::write(&good, "{\"a\":1}\n{\"b\":[1,2,3]}\n").unwrap();
+    let stream = dir.path().join("s.lws");
+    succeed(&["from-jsonl", s(&good), "-o", s(&stream)], None);
+    let bytes = fs::read(&stream).unwrap();
+    let torn = dir.path().join("torn.lws");
+    fs::write(&torn, &bytes[..bytes.len() - 2]).unwrap();
+    let run = leafwire(&["cat", s(&torn)], None);
+    assert!(!run.ok && run.stdout == "{\"a\":1}\n", "the complete frame, then the error: {:?}", run.stdout);
+    assert!(run.stderr.contains("truncated frame"), "{}", run.stderr);
+    fail(&["cat", s(&input)], None, &["bad.jsonl", "not a Leafwire stream"]);
 }
