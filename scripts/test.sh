@@ -32,4 +32,6 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q ".[test]"
+# The CLI the Rust tests built: Python tests read what it writes.
+export LEAFWIRE_CLI="$PWD/target/release/leafwire"
 .venv/bin/python -m pytest -q tests/python

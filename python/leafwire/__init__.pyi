@@ -16,15 +16,18 @@ from ._leafwire import (
     EncodeError as EncodeError,
     NotFoundError as NotFoundError,
     ObjectNode as ObjectNode,
+    StreamWriter as StreamWriter,
     _Source,
     from_json as from_json,
+    iter_stream as iter_stream,
     to_json as to_json,
     validate as validate,
 )
 
 __all__ = [
     "ArrayNode", "DecodeError", "Document", "EncodeError", "Editor", "NotFoundError", "ObjectNode",
-    "dump", "dumps", "edit", "from_json", "load", "loads", "open", "to_json", "validate",
+    "StreamWriter", "dump", "dumps", "edit", "from_json", "iter_stream", "load", "loads", "open",
+    "to_json", "validate",
 ]
 
 def dumps(obj: Any, *, default: Callable[[Any], Any] | None = ..., max_depth: int = ..., packed: bool = ..., zstd: int | None = ..., lossy_float_step: int | None = ...) -> bytes: ...
@@ -37,5 +40,6 @@ def loads(data: _Buffer, *, type: Any, arrays: _ArraysMode = ..., max_depth: int
 def dump(obj: Any, fp: IO[bytes], *, checksums: bool = ..., default: Callable[[Any], Any] | None = ..., max_depth: int = ...) -> None: ...
 def load(fp: IO[bytes], *, type: Any = ..., arrays: _ArraysMode = ..., max_depth: int = ...) -> Any: ...
 def open(source: _Source) -> Document: ...
+
 def edit(source: Union[str, os.PathLike[str], bytearray], *, compact_threshold: float | None = None, compact_min_garbage: int | None = None, trusted: bool = False) -> Editor: ...
 

@@ -15,6 +15,7 @@ mod loads_fast;
 mod loads_general;
 mod node_iter;
 mod strings;
+mod stream;
 
 use leafwire::json::JsonOptions;
 use leafwire::DuplicateKeys;
@@ -286,6 +287,9 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::ArrayNode>()?;
     m.add_function(wrap_pyfunction!(edit::edit, m)?)?;
     m.add_class::<edit::Editor>()?;
+    m.add_class::<stream::StreamWriter>()?;
+    m.add_class::<stream::StreamIterator>()?;
+    m.add_function(wrap_pyfunction!(stream::iter_stream, m)?)?;
     m.add_function(wrap_pyfunction!(guard::_panic_for_test, m)?)?;
     Ok(())
 }

@@ -93,6 +93,13 @@ impl<'a> Frame<'a> {
         self.root.resolve(pointer).map_err(|e| e.shifted(self.origin))
     }
 
+    /// The bytes the frame's offsets count in: the stream from [`origin`](Self::origin) to
+    /// the frame's end (its root's blocks are in there; what precedes the frame is not
+    /// part of it).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.root.buf()
+    }
+
     /// The stream offset of the frame (its length field).
     pub fn offset(&self) -> u64 {
         self.offset

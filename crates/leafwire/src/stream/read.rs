@@ -320,6 +320,10 @@ impl<R: Read> StreamReader<R> {
     pub fn get_ref(&self) -> &R {
         &self.source
     }
+
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.source
+    }
 }
 
 /// [`StreamReader::values`]: stops after the first error.

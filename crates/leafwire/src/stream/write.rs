@@ -111,6 +111,12 @@ impl<W: Write> StreamWriter<W> {
         self.after_frame()
     }
 
+    /// Writes the value of a Leafwire document (its bytes) as one message: what bindings
+    /// that encode documents already (Python's) send.
+    pub fn write_document(&mut self, document: &[u8]) -> Result<()> {
+        self.write_value(&crate::decode_with(document, self.frames.options.max_depth)?)
+    }
+
     /// Writes the value an [`Encoder`] built as one message.
     pub fn write_encoded(&mut self, encoder: Encoder) -> Result<()> {
         encoder.finish_plan(&mut self.frames)?;
@@ -140,6 +146,10 @@ impl<W: Write> StreamWriter<W> {
 
     pub fn get_ref(&self) -> &W {
         self.sink.as_ref().expect("the sink is there until into_inner")
+    }
+
+    pub fn get_mut(&mut self) -> &mut W {
+        self.sink.as_mut().expect("the sink is there until into_inner")
     }
 
     /// The stream offset the next frame starts at: bytes written so far, header included.
