@@ -461,3 +461,66 @@ fn the_short_path_writes_the_bytes_of_the_general_path() {
     }
     assert!(w.into_inner().unwrap() == s.into_inner().unwrap());
 }
+
+/// The child half of `two_processes_over_tcp_and_a_unix_socket`: run only by that test,
+/// which starts this test binary again with `LEAFWIRE_STREAM_PEER` set.
+#[test]
+#[ignore = "started by two_processes_over_tcp_and_a_unix_socket"]
+fn stream_peer_writer() {
+    let Ok(peer) = std::env::var("LEAFWIRE_STREAM_PEER") else { return };
+    let count: usize = std::env::var("LEAFWIRE_STREAM_COUNT").unwrap().parse().unwrap();
+    let write_all = |sink: &mut dyn std::io::Write| {
+        let mut w = StreamWriter::with_options(
+            sink,
+            StreamOptions { buffer_size: 4096, crc: true, ..StreamOptions::default() },
+        )
+        .unwrap();
+        for i in 0..count {
+            w.write(&tick(i)).unwrap();
+            w.write_slice(&[i as f64; 3]).unwrap();
+        }
+        w.flush().unwrap();
+    };
+    match peer.strip_prefix("unix:") {
+        Some(path) => write_all(&mut std::os::unix::net::UnixStream::connect(path).unwrap()),
+        None => write_all(&mut std::net::TcpStream::connect(&peer).unwrap()),
+    }
+}
+
+#[test]
+fn two_processes_over_tcp_and_a_unix_socket() {
+    let count = 3000;
+    let spawn = |peer: String| {
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "stream_peer_writer", "--ignored", "--quiet"])
+            .env("LEAFWIRE_STREAM_PEER", peer)
+            .env("LEAFWIRE_STREAM_COUNT", count.to_string())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let check = |source: &mut dyn std::io::Read| {
+        let mut r = StreamReader::new(source).unwrap();
+        for i in 0..count {
+            let t: Tick = r.next_frame().unwrap().unwrap().deserialize().unwrap();
+            assert_eq!(t, tick(i));
+            let f = r.next_frame().unwrap().unwrap();
+            assert_eq!(f.root().as_slice::<f64>().unwrap(), &[i as f64; 3]);
+        }
+        assert!(r.next_frame().is_none(), "the stream ends where the writer stopped");
+    };
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let mut child = spawn(tcp.local_addr().unwrap().to_string());
+    let (mut conn, _) = tcp.accept().unwrap();
+    check(&mut conn);
+    assert!(child.wait().unwrap().success());
+    let dir = std::env::temp_dir().join(format!("leafwire-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("s.sock");
+    let unix = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    let mut child = spawn(format!("unix:{}", path.display()));
+    let (mut conn, _) = unix.accept().unwrap();
+    check(&mut conn);
+    assert!(child.wait().unwrap().success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
