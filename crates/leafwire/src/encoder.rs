@@ -316,4 +316,13 @@ impl Encoder {
         }
         self.b.finish()?.write_to(writer)
     }
+
+    /// Hands the finished plan to a stream writer, which lays it out as a frame.
+    pub(crate) fn finish_plan(self, sink: &mut impl crate::direct::PlanSink) -> Result<()> {
+        self.check()?;
+        if !self.open.is_empty() || !self.has_root {
+            return Err(misuse("finish() needs exactly one complete root value (containers still open?)"));
+        }
+        self.b.finish()?.plan_into(sink)
+    }
 }

@@ -89,6 +89,15 @@ impl Error {
         self
     }
 
+    /// Moves a byte offset by `by`: an error inside a stream frame, whose offsets count from
+    /// the frame's origin, told in stream offsets.
+    pub(crate) fn shifted(mut self, by: u64) -> Self {
+        if let Some(Position::Offset(o)) = self.0.position {
+            self.0.position = Some(Position::Offset(o.saturating_add(by)));
+        }
+        self
+    }
+
     pub(crate) fn at_line_column(mut self, line: usize, column: usize) -> Self {
         self.0.position = Some(Position::LineColumn { line, column });
         self

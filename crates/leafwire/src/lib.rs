@@ -17,7 +17,8 @@
 //! - lazy reading: [`Document`], [`Node`], [`MappedFile`];
 //! - JSON: [`json::from_json`], [`json::to_json`] ([`json::from_json_to_writer`] streams);
 //! - rewriting a document canonically with bounded memory: [`recode_to_writer`];
-//! - checking untrusted input: [`validate`].
+//! - checking untrusted input: [`validate`];
+//! - many messages over a file, pipe or socket: [`stream`] (spec §14).
 
 mod blocks;
 mod builder;
@@ -40,6 +41,7 @@ pub mod raw;
 mod read;
 mod recode;
 mod ser;
+pub mod stream;
 mod typed_de;
 mod validate;
 mod value;

@@ -109,6 +109,19 @@ impl Builder {
         self.lay_out(|levels, keys, layout, b| direct::write_document_to(levels, keys, layout, b, writer, buffer))?
     }
 
+    /// Hands the finished plan to `sink` instead of laying out a document.
+    pub(crate) fn plan_into(mut self, sink: &mut impl direct::PlanSink) -> Result<()> {
+        let mut levels = std::mem::take(&mut self.levels);
+        let texts: Vec<&[u8]> = self.dict.iter().map(|k| k.as_bytes()).collect();
+        let hashes: Vec<u64> = texts.iter().map(|k| hash::key_hash(k)).collect();
+        let keys = Keys { texts: &texts, hashes: &hashes };
+        let planned = sink.planned(&mut levels, keys, self.root.expect("finished"), &self);
+        drop(texts);
+        self.levels = levels;
+        self.recycle();
+        planned
+    }
+
     /// Places the finished document (spec §7) and hands the plan to `write`.
     fn lay_out<R>(&mut self, write: impl FnOnce(&direct::Levels, Keys<'_>, &direct::Layout, &Builder) -> R) -> Result<R> {
         let mut levels = std::mem::take(&mut self.levels);

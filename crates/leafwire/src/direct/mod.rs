@@ -21,8 +21,8 @@ mod value;
 mod write;
 
 pub use keys::KeyTable;
-pub(crate) use value::encode_value;
-pub use write::{write_document, write_document_into, write_document_to, Keys, Source, TypedBlock};
+pub(crate) use value::{encode_value, plan_value};
+pub use write::{write_document, write_document_into, write_document_to, write_section_into, Keys, Source, TypedBlock};
 
 use crate::error::{Category, Error, Result};
 use crate::format::container::Shape;
@@ -77,6 +77,12 @@ impl Node {
     pub fn shape(&self, pointer_width: usize) -> Shape {
         Shape::canonical(self.tag, self.len as usize, self.slot_width(pointer_width), self.key_width as usize)
     }
+}
+
+/// What a planned tree is handed to when it is not laid out as a document: a stream
+/// writer, which lays it out as a frame (spec §14.3).
+pub(crate) trait PlanSink {
+    fn planned<S: Source>(&mut self, levels: &mut Levels, keys: Keys<'_>, root: Child, source: &S) -> Result<()>;
 }
 
 /// A child as the planner records it.
@@ -206,15 +212,26 @@ impl Levels {
             rank[id as usize] = r as u32;
         }
         let dict_len = dictionary::canonical_len(texts.len(), texts.iter().map(|k| k.len()).sum());
-        // Ranks below 256 fit one byte, so only dictionaries larger than that need a look
-        // at each object's keys.
-        if rank.len() > 256 {
+        self.finish_at(root, source, rank, sorted, dict_len, c::HEADER_LEN + dict_len)
+    }
+
+    /// Places a stream frame's section (spec §14.3): the structure from offset `start` of
+    /// the section (past the frame's length and kind), the objects' keys given the stream
+    /// ids `ids` (by provisional id), no dictionary.
+    pub fn finish_frame(&mut self, ids: Vec<u32>, root: Child, source: &impl Source, start: usize) -> Result<Layout> {
+        self.finish_at(root, source, ids, Vec::new(), 0, start)
+    }
+
+    /// Places everything from `front` on, objects' keys written as `rank` gives them.
+    fn finish_at(&mut self, root: Child, source: &impl Source, rank: Vec<u32>, sorted: Vec<u32>, dict_len: usize, front: usize) -> Result<Layout> {
+        // Ids below 256 fit one byte, so only larger ones need a look at each object's keys.
+        if rank.iter().any(|&r| r > 255) {
             self.widen_keys(&rank);
         }
         if self.typed_blocks > 0 {
             self.data_len = self.aligned_data_len(root, source);
         }
-        let (pointer_width, structure_end, end) = self.place(c::HEADER_LEN + dict_len);
+        let (pointer_width, structure_end, end) = self.place(front);
         let data_start = c::align(structure_end, 8);
         if self.strides_overflow {
             return Err(Error::new(Category::LimitExceeded, "a typed array's non-zero dimensions describe more than 2^63 bytes (spec §5.2)"));
@@ -225,7 +242,7 @@ impl Levels {
                 format!("a typed array's shape describes {} rows, more than the {end} bytes of its document (spec §5.2)", self.max_rows),
             ));
         }
-        Ok(Layout { root, pointer_width, rank, sorted, dict_len, structure_end, data_start, end })
+        Ok(Layout { root, pointer_width, rank, sorted, dict_len, front, structure_end, data_start, end })
     }
 
     /// Sets each object's key width from the ranks of its keys.
@@ -315,6 +332,9 @@ pub struct Layout {
     pub rank: Vec<u32>,
     pub sorted: Vec<u32>,
     pub dict_len: usize,
+    /// Where the structure starts: past the header and dictionary of a document, past the
+    /// length and kind of a stream frame.
+    pub front: usize,
     pub structure_end: usize,
     pub data_start: usize,
     pub end: usize,

@@ -14,6 +14,23 @@ use crate::value::{TypedArray, Value};
 /// Encodes `value` canonically, accepting nesting up to `max_depth` containers; with
 /// `pack`, its large arrays become packed arrays (spec §13).
 pub(crate) fn encode_value(value: &Value, max_depth: usize, pack: Option<&PackOptions>) -> Result<Vec<u8>> {
+    with_planner(max_depth, pack, |planner| planner.encode(value))
+}
+
+/// Plans `value` (no packed arrays) and hands the plan to `sink`.
+pub(crate) fn plan_value(value: &Value, max_depth: usize, sink: &mut impl super::PlanSink) -> Result<()> {
+    with_planner(max_depth, None, |planner| {
+        let (tag, value, _) = planner.visit(value, 0)?;
+        let root = Child { tag, key: 0, value };
+        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, packed: &planner.packed };
+        let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
+        sink.planned(&mut planner.levels, keys, root, &source)
+    })
+}
+
+/// Runs `f` with a planner whose lists come from this thread's scratch, and keeps them
+/// for the next call.
+fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl FnOnce(&mut Planner<'a>) -> R) -> R {
     let (levels, keys) = SCRATCH.take();
     let mut planner = Planner {
         levels,
@@ -24,7 +41,7 @@ pub(crate) fn encode_value(value: &Value, max_depth: usize, pack: Option<&PackOp
         pack,
         max_depth,
     };
-    let bytes = planner.encode(value);
+    let bytes = f(&mut planner);
     let Planner { mut levels, keys, .. } = planner;
     if levels.heap_size() + keys.heap_size() <= SCRATCH_LIMIT {
         levels.clear();

@@ -72,16 +72,46 @@ pub fn write_document(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: 
 /// the planner counted (then nothing uninitialized is handed out).
 pub fn write_document_into<'o>(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source, out: &'o mut [MaybeUninit<u8>]) -> &'o mut [u8] {
     assert_eq!(out.len(), layout.end, "the output is the document's length");
+    let root = write_section_into(levels, keys, layout, source, out);
+    let front = &mut out[..layout.front];
+    // SAFETY: the front (header and dictionary) is zeroed before a `&mut [u8]` is made of
+    // it; `MaybeUninit<u8>` has the layout of `u8`.
+    let front = unsafe {
+        std::ptr::write_bytes(front.as_mut_ptr(), 0, front.len());
+        &mut *(front as *mut [MaybeUninit<u8>] as *mut [u8])
+    };
+    write_front(front, keys, layout, root);
+    // SAFETY: the front was zeroed just above, and `write_section_into` wrote every byte
+    // from `layout.front` to the end.
+    unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
+}
+
+/// Writes the structure and data sections `layout` places, `out[layout.front..]`, and
+/// returns the root's payload; `out` is `layout.end` bytes long, and its first
+/// `layout.front` bytes are neither read nor written (a document's header and dictionary,
+/// or the length and kind of a stream frame and whatever precedes them).
+///
+/// # Panics
+/// If `out` is not `layout.end` bytes long, or the source's blocks do not have the lengths
+/// the planner counted (then nothing uninitialized is handed out).
+pub fn write_section_into(levels: &Levels, keys: Keys<'_>, layout: &Layout, source: &impl Source, out: &mut [MaybeUninit<u8>]) -> u64 {
+    assert_eq!(out.len(), layout.end, "the output is the section's length");
     let (structure, data) = out.split_at_mut(layout.data_start);
-    // SAFETY: every byte of the structure section (padding included) is zeroed before a
-    // `&mut [u8]` is made of it; `MaybeUninit<u8>` has the layout of `u8`.
+    // Containers are laid out in a slice that starts at a multiple of 8 (at or before
+    // `front`), so that their slots' alignment there is their alignment in the output; the
+    // up to 7 bytes before `front` that it covers are not ours, and are put back after.
+    let base = layout.front - layout.front % 8;
+    let mut kept = [MaybeUninit::<u8>::uninit(); 8];
+    kept[..layout.front - base].copy_from_slice(&structure[base..layout.front]);
+    let structure = &mut structure[base..];
+    // SAFETY: every byte of the slice (padding included) is zeroed before a `&mut [u8]` is
+    // made of it; `MaybeUninit<u8>` has the layout of `u8`.
     let structure = unsafe {
         std::ptr::write_bytes(structure.as_mut_ptr(), 0, structure.len());
         &mut *(structure as *mut [MaybeUninit<u8>] as *mut [u8])
     };
     let mut data = DataWriter { buf: data, at: 0, start: layout.data_start };
     let root = root_payload(levels, layout, source, &mut data);
-    write_front(&mut structure[..c::HEADER_LEN + layout.dict_len], keys, layout, root);
     let writer = Writer { keys, layout, source };
     for d in 0..levels.depth {
         let (level, kids) = (&levels.levels[d], &levels.kids[d]);
@@ -97,15 +127,14 @@ pub fn write_document_into<'o>(levels: &Levels, keys: Keys<'_>, layout: &Layout,
             }
             let children = &kids[first..first + node.len as usize];
             first += node.len as usize;
-            let g = shape.geometry(node.offset);
+            let g = shape.geometry(node.offset - base);
             shape.write_header(structure, g.pos);
             writer.fill(structure, &g, &mut data, node, children, next);
         }
     }
     assert_eq!(data.at, data.buf.len(), "the data blocks fill the data section as planned");
-    // SAFETY: the structure section was zeroed, and the data section written to its end
-    // (checked just above: the blocks are written front to back with no gap).
-    unsafe { &mut *(out as *mut [MaybeUninit<u8>] as *mut [u8]) }
+    out[base..layout.front].copy_from_slice(&kept[..layout.front - base]);
+    root
 }
 
 /// Writes the document `layout` places into `writer`, gathering about `buffer` bytes per

@@ -41,6 +41,17 @@ impl Dict {
         if pos % 4 != 0 || pos < HEADER_LEN {
             return Err(malformed("offset not a multiple of 4 past the header"));
         }
+        Dict::parse_fields(buf, pos)
+    }
+
+    /// The dictionary block at the start of `buf`, a buffer of its own: a stream's key
+    /// table (spec §14.4).
+    pub fn parse_table(buf: &[u8]) -> Result<Dict> {
+        Dict::parse_fields(buf, 0)
+    }
+
+    fn parse_fields(buf: &[u8], pos: usize) -> Result<Dict> {
+        let malformed = |what: &str| Error::malformed(pos as u64, format!("key dictionary: {what}"));
         let field = |i: usize| read_u32(buf, pos + 4 * i).ok_or_else(|| malformed("truncated"));
         let (count, capacity, bytes_capacity, table_size) = (field(0)?, field(1)?, field(2)?, field(3)?);
         if count > capacity {
@@ -199,4 +210,115 @@ pub fn write_canonical<'k>(out: &mut [u8], keys: impl Iterator<Item = &'k [u8]> 
     }
     out[offsets_at + 4 * count..offsets_at + 4 * count + 4].copy_from_slice(&(offset as u32).to_le_bytes());
     hash::fill(&mut out[table_at..end], 4, hashes);
+}
+
+/// A dictionary block (spec §6) at the start of a buffer of its own, growing a key at a
+/// time: a stream reader's key table (§14.4). New keys go into spare room; when there is
+/// none, the block is rebuilt with twice the room, so a key costs O(1) amortized.
+#[derive(Debug, Default)]
+pub struct GrowingDict {
+    buf: Vec<u8>,
+    dict: Dict,
+    /// Key bytes in use (`offsets[count]`).
+    used: usize,
+}
+
+impl GrowingDict {
+    /// The block's bytes, which `dict()` describes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    pub fn dict(&self) -> Dict {
+        self.dict
+    }
+
+    pub fn len(&self) -> usize {
+        self.dict.count as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of all keys.
+    pub fn key_bytes(&self) -> usize {
+        self.used
+    }
+
+    /// Forgets every key (the memory is kept).
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.dict = Dict::default();
+        self.used = 0;
+    }
+
+    /// Whether `key` is in the table.
+    pub fn contains(&self, key: &[u8]) -> bool {
+        !self.is_empty() && matches!(self.dict.find(&self.buf, key, hash::key_hash(key)), Ok(Some(_)))
+    }
+
+    /// Adds `key` (not in the table: the caller checks) under the next id.
+    pub fn push(&mut self, key: &[u8]) {
+        let count = self.len();
+        if count == self.dict.capacity as usize || self.used + key.len() > self.dict.bytes_capacity as usize {
+            self.grow(key.len());
+        }
+        let d = self.dict;
+        let at = d.bytes_at + self.used;
+        self.buf[at..at + key.len()].copy_from_slice(key);
+        self.used += key.len();
+        let offset_at = d.offsets_at + 4 * (count + 1);
+        self.buf[offset_at..offset_at + 4].copy_from_slice(&(self.used as u32).to_le_bytes());
+        self.buf[..4].copy_from_slice(&(count as u32 + 1).to_le_bytes());
+        let (table_at, table_size) = d.table();
+        hash::insert(&mut self.buf[table_at..table_at + 4 * table_size], 4, hash::key_hash(key), count);
+        self.dict.count += 1;
+    }
+
+    /// Rebuilds the block with room for twice the keys and key bytes (and `more` bytes).
+    fn grow(&mut self, more: usize) {
+        let count = self.len();
+        let capacity = (2 * count).max(16);
+        let bytes_capacity = (2 * (self.used + more)).max(256);
+        let table_size = hash::dictionary_table_size(capacity);
+        let (offsets_at, bytes_at, table_at, end) = layout(0, capacity, bytes_capacity, table_size).expect("a table held in memory");
+        let mut buf = vec![0u8; end];
+        for (i, field) in [count, capacity, bytes_capacity, table_size].into_iter().enumerate() {
+            buf[4 * i..4 * i + 4].copy_from_slice(&(field as u32).to_le_bytes());
+        }
+        if count > 0 {
+            let old = self.dict;
+            buf[offsets_at..offsets_at + 4 * (count + 1)].copy_from_slice(&self.buf[old.offsets_at..old.offsets_at + 4 * (count + 1)]);
+            buf[bytes_at..bytes_at + self.used].copy_from_slice(&self.buf[old.bytes_at..old.bytes_at + self.used]);
+            let hashes = (0..count as u64).map(|id| hash::key_hash(old.key(&self.buf, id).expect("a key this table wrote")));
+            hash::fill(&mut buf[table_at..end], 4, hashes);
+        }
+        self.buf = buf;
+        self.dict = Dict::parse_table(&self.buf).expect("the block just written");
+    }
+}
+
+#[cfg(test)]
+mod growing_tests {
+    use super::*;
+
+    #[test]
+    fn keys_keep_their_ids_through_growth() {
+        let mut table = GrowingDict::default();
+        let keys: Vec<String> = (0..1000).map(|i| format!("key{i}")).collect();
+        for (i, k) in keys.iter().enumerate() {
+            assert!(!table.contains(k.as_bytes()));
+            table.push(k.as_bytes());
+            assert_eq!(table.len(), i + 1);
+        }
+        let d = Dict::parse_table(table.bytes()).unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            assert_eq!(d.key(table.bytes(), i as u64).unwrap(), k.as_bytes());
+            assert_eq!(d.find(table.bytes(), k.as_bytes(), hash::key_hash(k.as_bytes())).unwrap(), Some(i as u64));
+        }
+        assert_eq!(d.find(table.bytes(), b"absent", hash::key_hash(b"absent")).unwrap(), None);
+        table.clear();
+        assert!(table.is_empty() && !table.contains(b"key1"));
+    }
 }

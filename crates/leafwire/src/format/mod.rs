@@ -17,6 +17,7 @@ pub mod integrity;
 pub mod journal;
 pub mod numbers;
 pub mod sink;
+pub mod stream;
 pub mod typed;
 
 pub use numbers::{align, checked_align, read_u32, read_uint, read_varint, sign_extend, varint_len, write_uint, write_varint};

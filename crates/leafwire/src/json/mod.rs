@@ -66,8 +66,7 @@ pub fn from_json_to_writer(
     b.finish()?.write_to(writer)
 }
 
-/// Parses JSON text into a builder (for the layout's own tests).
-#[cfg(test)]
+/// Parses JSON text into a builder (a stream writer's messages, the layout's own tests).
 pub(crate) fn read_into_builder(json: &[u8], b: &mut Builder) -> Result<()> {
     read::parse_into(json, b)
 }

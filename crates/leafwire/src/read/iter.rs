@@ -91,7 +91,7 @@ impl<'a> ObjectView<'a> {
     /// The value under `key`; `Category::NotFound` if there is none.
     #[inline]
     pub fn get(&self, key: &str) -> Result<Node<'a>> {
-        let (tag, payload) = self.object.child(self.node.buf, &self.node.dict, key.as_bytes())?;
+        let (tag, payload) = self.object.child(self.node.buf, self.node.keys, &self.node.dict, key.as_bytes())?;
         Ok(self.node.with(tag, payload))
     }
 

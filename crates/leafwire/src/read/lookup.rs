@@ -19,15 +19,15 @@ pub(crate) fn array_child(buf: &[u8], offset: u64, i: usize) -> Result<(u8, u64)
 
 /// The child under `key` in the object at `offset`.
 #[inline]
-pub(crate) fn object_child(buf: &[u8], dict: &Dict, offset: u64, key: &[u8]) -> Result<(u8, u64)> {
-    object_child_hashed(buf, dict, offset, key, hash::key_hash(key))
+pub(crate) fn object_child(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, key: &[u8]) -> Result<(u8, u64)> {
+    object_child_hashed(buf, keys, dict, offset, key, hash::key_hash(key))
 }
 
 /// The child under `key`, whose hash (spec §4.2) the caller computed (a prepared pointer
 /// hashes its tokens once).
 #[inline]
-pub(crate) fn object_child_hashed(buf: &[u8], dict: &Dict, offset: u64, key: &[u8], hash: u64) -> Result<(u8, u64)> {
-    PreparedObject::parse(buf, offset)?.child_hashed(buf, dict, key, hash)
+pub(crate) fn object_child_hashed(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, key: &[u8], hash: u64) -> Result<(u8, u64)> {
+    PreparedObject::parse(buf, offset)?.child_hashed(buf, keys, dict, key, hash)
 }
 
 /// An object whose header has been read once, for any number of key lookups.
@@ -48,14 +48,16 @@ impl PreparedObject {
 
     /// The (tag, payload) under `key`.
     #[inline]
-    pub fn child(&self, buf: &[u8], dict: &Dict, key: &[u8]) -> Result<(u8, u64)> {
-        self.child_hashed(buf, dict, key, hash::key_hash(key))
+    pub fn child(&self, buf: &[u8], keys: &[u8], dict: &Dict, key: &[u8]) -> Result<(u8, u64)> {
+        self.child_hashed(buf, keys, dict, key, hash::key_hash(key))
     }
 
     #[inline]
-    pub fn child_hashed(&self, buf: &[u8], dict: &Dict, key: &[u8], hash: u64) -> Result<(u8, u64)> {
+    /// `keys` holds the dictionary `dict` describes (the document's bytes, or a stream's
+    /// key table).
+    pub fn child_hashed(&self, buf: &[u8], keys: &[u8], dict: &Dict, key: &[u8], hash: u64) -> Result<(u8, u64)> {
         let g = &self.geometry;
-        let Some(id) = dict.find(buf, key, hash)? else {
+        let Some(id) = dict.find(keys, key, hash)? else {
             return Err(absent(g.pos, key));
         };
         match g.find(buf, id, hash)? {

@@ -54,7 +54,7 @@ impl<'a> Document<'a> {
 
     /// The root value.
     pub fn root(&self) -> Node<'a> {
-        Node { buf: self.buf, dict: self.dict, tag: self.record.root_tag, payload: self.record.root, level: 0, start: 0 }
+        Node { buf: self.buf, keys: self.buf, dict: self.dict, tag: self.record.root_tag, payload: self.record.root, level: 0, start: 0 }
     }
 
     /// The value at a JSON Pointer (RFC 6901), `""` being the root.
@@ -87,6 +87,9 @@ impl<'a> Document<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Node<'a> {
     buf: &'a [u8],
+    /// The bytes `dict`'s positions count in: the document's own (`buf`), or a stream's
+    /// key table (spec §14.4), which lives apart from the frames that use it.
+    keys: &'a [u8],
     dict: Dict,
     tag: u8,
     payload: u64,
@@ -97,6 +100,12 @@ pub struct Node<'a> {
 }
 
 impl<'a> Node<'a> {
+    /// The root of a stream frame (spec §14.3): `section` is the frame from its origin,
+    /// `keys` the reader's key table, whose dictionary `dict` describes.
+    pub(crate) fn frame_root(section: &'a [u8], keys: &'a [u8], dict: Dict, tag: u8, payload: u64) -> Node<'a> {
+        Node { buf: section, keys, dict, tag, payload, level: 0, start: 0 }
+    }
+
     fn with(&self, tag: u8, payload: u64) -> Node<'a> {
         Node { tag, payload, level: 0, start: 0, ..*self }
     }
@@ -187,7 +196,7 @@ impl<'a> Node<'a> {
     /// Every key of the document's dictionary, checked for UTF-8 once (for writers that
     /// visit many objects).
     pub(crate) fn dictionary_keys(&self) -> Result<Vec<&'a str>> {
-        (0..self.dict.count() as u64).map(|id| self.dict.key_str(self.buf, id)).collect()
+        (0..self.dict.count() as u64).map(|id| self.dict.key_str(self.keys, id)).collect()
     }
 
     /// Child `i` (< count) of the container `c`, which is this node's.
@@ -201,7 +210,7 @@ impl<'a> Node<'a> {
         if self.tag != tag::OBJECT {
             return Err(Error::wrong_type("an object", self.kind()));
         }
-        let (tag, payload) = lookup::object_child(self.buf, &self.dict, self.payload, key.as_bytes())?;
+        let (tag, payload) = lookup::object_child(self.buf, self.keys, &self.dict, self.payload, key.as_bytes())?;
         Ok(self.with(tag, payload))
     }
 
@@ -394,6 +403,6 @@ impl<'a> Node<'a> {
     }
 
     pub(crate) fn key_str(&self, id: u64) -> Result<&'a str> {
-        self.dict.key_str(self.buf, id)
+        self.dict.key_str(self.keys, id)
     }
 }

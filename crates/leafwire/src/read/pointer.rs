@@ -229,11 +229,11 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
     if start.tag == tag::TYPED {
         return walk_typed(start, tokens);
     }
-    let (buf, dict) = (start.buf, &start.dict);
+    let (buf, keys, dict) = (start.buf, start.keys, &start.dict);
     let (mut t, mut payload) = (start.tag, start.payload);
     while let Some(token) = tokens.next() {
         (t, payload) = match t {
-            tag::OBJECT => lookup::object_child_hashed(buf, dict, payload, token.bytes(), token.hash())?,
+            tag::OBJECT => lookup::object_child_hashed(buf, keys, dict, payload, token.bytes(), token.hash())?,
             tag::ARRAY => lookup::array_child(buf, payload, token.index().ok_or_else(|| not_an_index(token.bytes()))?)?,
             tag::TYPED => return walk_typed(start.with(t, payload), std::iter::once(token).chain(tokens)),
             tag::PACKED => return Err(super::packed::inside_packed(payload)),

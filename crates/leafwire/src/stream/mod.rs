@@ -1,0 +1,131 @@
+//! Streams (spec §14): many messages, one after another, over any transport that is read
+//! front to back — a file, a pipe, a TCP or Unix socket, memory.
+//!
+//! ```
+//! use leafwire::stream::{StreamWriter, SliceReader};
+//! let mut w = StreamWriter::new(Vec::new())?;
+//! for i in 0..3 {
+//!     w.write(&vec![i as f64; 4])?;
+//! }
+//! let bytes = w.into_inner()?;
+//! let mut r = SliceReader::new(&bytes)?;
+//! while let Some(frame) = r.next_frame() {
+//!     let xs: Vec<f64> = frame?.deserialize()?;
+//!     assert_eq!(xs.len(), 4);
+//! }
+//! # Ok::<(), leafwire::Error>(())
+//! ```
+//!
+//! A message costs its payload and a few bytes: an `f64` is 10 bytes, object keys are sent
+//! once per stream and referred to by id. A message with containers is laid out as a
+//! document's sections, so a [`Frame`] is read lazily, as a [`Document`](crate::Document)
+//! is, and typed arrays are slices of the reader's buffer.
+
+mod read;
+mod write;
+
+pub use read::{Deserialized, SliceReader, StreamReader, Values};
+pub use write::StreamWriter;
+
+use crate::error::Result;
+use crate::format::stream as fs;
+use crate::read::{Node, Pointer};
+use crate::value::Value;
+use crate::value_ref::ValueRef;
+
+/// Options of a stream's writer and reader.
+#[derive(Debug, Clone)]
+pub struct StreamOptions {
+    /// Writer: how many bytes gather before one write to the sink. Reader: the least it
+    /// asks of one read. Default 64 KiB.
+    pub buffer_size: usize,
+    /// Writer: end every frame with a CRC-32 (4 bytes a frame; the reader then detects a
+    /// damaged frame and can skip it). Default off.
+    pub crc: bool,
+    /// The largest frame body, in bytes: the writer refuses larger messages, the reader
+    /// larger frames (before allocating anything). Default 64 MiB.
+    pub max_frame: u64,
+    /// Bounds of the key table: the writer sends a reset frame rather than pass them, the
+    /// reader refuses a stream that does. Defaults 2^20 keys, 64 MiB of key bytes.
+    pub max_keys: usize,
+    pub max_key_bytes: usize,
+    /// Writer: the deepest nesting a message may have. Default 128.
+    pub max_depth: usize,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        StreamOptions {
+            buffer_size: 64 << 10,
+            crc: false,
+            max_frame: fs::DEFAULT_MAX_FRAME,
+            max_keys: fs::DEFAULT_MAX_KEYS,
+            max_key_bytes: fs::DEFAULT_MAX_KEY_BYTES,
+            max_depth: crate::DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+/// One message of a stream, read in place: it borrows its reader's buffer and key table.
+/// Byte offsets in errors from its nodes count from [`origin`](Self::origin); the whole-value
+/// methods here report stream offsets.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<'a> {
+    root: Node<'a>,
+    origin: u64,
+    offset: u64,
+}
+
+impl<'a> Frame<'a> {
+    /// The message's root value.
+    pub fn root(&self) -> Node<'a> {
+        self.root
+    }
+
+    /// The value at a JSON Pointer in the message.
+    pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
+        self.root.pointer(pointer).map_err(|e| e.shifted(self.origin))
+    }
+
+    /// The value at a prepared pointer.
+    pub fn resolve(&self, pointer: &Pointer) -> Result<Node<'a>> {
+        self.root.resolve(pointer).map_err(|e| e.shifted(self.origin))
+    }
+
+    /// The stream offset of the frame (its length field).
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The stream offset the frame's block offsets count from (spec §14.3: 112 bytes before
+    /// the multiple of 8 at or before its body).
+    pub fn origin(&self) -> u64 {
+        self.origin
+    }
+
+    /// The whole message as a `Value`.
+    pub fn to_value(&self) -> Result<Value> {
+        self.root.to_value().map_err(|e| e.shifted(self.origin))
+    }
+
+    /// The whole message as a tree borrowing from the reader's buffer.
+    pub fn to_value_ref(&self) -> Result<ValueRef<'a>> {
+        self.root.to_value_ref().map_err(|e| e.shifted(self.origin))
+    }
+
+    /// The message deserialized as `T`; `&str` and `&[u8]` fields borrow from the buffer.
+    pub fn deserialize<T: serde::Deserialize<'a>>(&self) -> Result<T> {
+        let ctx = crate::de::Ctx::new(&self.root).map_err(|e| e.shifted(self.origin))?;
+        T::deserialize(crate::de::NodeDeserializer::new(self.root, &ctx)).map_err(|e| e.shifted(self.origin))
+    }
+
+    /// The message as compact JSON text (spec §11).
+    pub fn to_json(&self) -> Result<String> {
+        crate::json::to_json_node(&self.root).map_err(|e| e.shifted(self.origin))
+    }
+
+    /// The message as JSON text appended to `writer`.
+    pub fn write_json<W: std::io::Write>(&self, writer: W) -> Result<()> {
+        crate::json::write_json_node(&self.root, writer).map_err(|e| e.shifted(self.origin))
+    }
+}

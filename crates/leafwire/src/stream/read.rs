@@ -1,0 +1,418 @@
+//! Reading streams (spec §14): one frame parser, under a reader over any `Read` (which
+//! refills an 8-aligned buffer with large reads) and a reader over a byte slice (which
+//! never copies).
+//!
+//! Both are *lending*: a frame borrows the reader (its bytes and the key table), so the
+//! next call waits until the frame is dropped. For owned results, `values()` and
+//! `deserialize()` are plain iterators.
+
+use std::io::Read;
+
+use super::{Frame, StreamOptions};
+use crate::error::{Category, Error, Result};
+use crate::format::dictionary::GrowingDict;
+use crate::format::stream as fs;
+use crate::read::Node;
+
+/// What the parser found at a frame boundary.
+enum Step {
+    /// The window ends before the frame does: it needs bytes up to this index.
+    NeedMore(usize),
+    /// A value frame: its section is `window[origin..end]`, its root (tag, payload).
+    Value { origin: usize, end: usize, tag: u8, payload: u64, next: usize },
+    /// A keys or reset frame, applied to the table.
+    Control { next: usize },
+}
+
+/// The frame parser and the key table: everything but where the bytes come from.
+struct Parser {
+    flags: u16,
+    options: StreamOptions,
+    table: GrowingDict,
+    /// A frame was skipped that may have held keys: block roots are refused until a reset
+    /// frame makes the table known again.
+    table_unknown: bool,
+}
+
+/// Where a reader stands after an error.
+#[derive(Clone, Copy)]
+enum Failed {
+    No,
+    /// At the frame at this stream offset, whose end (the next frame) is known: `skip`
+    /// may go on from there; `may_hold_keys` if it may have been a keys frame.
+    Skippable {
+        next: u64,
+        may_hold_keys: bool,
+    },
+    /// Nothing follows that can be read (I/O error, torn frame, bad header).
+    Done,
+}
+
+impl Parser {
+    fn new(flags: u16, options: StreamOptions) -> Parser {
+        Parser { flags, options, table: GrowingDict::default(), table_unknown: false }
+    }
+
+    fn crc_len(&self) -> usize {
+        if self.flags & fs::FLAG_CRC != 0 {
+            fs::CRC_LEN
+        } else {
+            0
+        }
+    }
+
+    /// Parses the frame at `window[at..]`, `base` being the stream offset of `window[0]` (a
+    /// multiple of 8). On an error, also says whether and where reading may go on.
+    fn step(&mut self, window: &[u8], base: u64, at: usize) -> Result<Step, (Error, Failed)> {
+        let frame_at = base + at as u64;
+        let done = |e: Error| (e, Failed::Done);
+        let Some((len, width)) = fs::frame_length(&window[at..], frame_at, self.options.max_frame).map_err(done)?
+        else {
+            return Ok(Step::NeedMore(at + 10));
+        };
+        let body = at + width;
+        // `len` ≤ max_frame, which fits memory (the options say so).
+        let end = body + len as usize;
+        let next = end + self.crc_len();
+        if window.len() < next {
+            return Ok(Step::NeedMore(next));
+        }
+        let skippable = |may_hold_keys: bool| Failed::Skippable { next: base + next as u64, may_hold_keys };
+        if self.crc_len() != 0 {
+            let stored = u32::from_le_bytes(window[end..next].try_into().unwrap());
+            if fs::crc(&window[at..end]) != stored {
+                return Err((Error::malformed(frame_at, "frame checksum mismatch"), skippable(true)));
+            }
+        }
+        let kind = window[body];
+        let body_at = base + body as u64;
+        if fs::is_value(kind) {
+            if fs::is_scalar(kind) {
+                let payload =
+                    fs::scalar_payload(kind, &window[body + 1..end], body_at).map_err(|e| (e, skippable(false)))?;
+                return Ok(Step::Value { origin: body, end, tag: kind, payload, next });
+            }
+            if self.table_unknown {
+                let e = Error::malformed(frame_at, "a frame after a skipped frame that may have held keys: its keys are unknown until the next reset frame");
+                return Err((e, skippable(false)));
+            }
+            // The section from its offset 0, 112 bytes before the origin: a reader keeps
+            // them in its window (the stream header alone is that long).
+            let origin = fs::origin(body_at) - fs::SECTION_BASE - base;
+            let payload = fs::root_offset(kind, fs::section_start(body_at));
+            return Ok(Step::Value { origin: origin as usize, end, tag: kind, payload, next });
+        }
+        match kind {
+            fs::KIND_KEYS => {
+                self.add_keys(&window[body + 1..end], body_at).map_err(|e| (e, skippable(true)))?;
+                Ok(Step::Control { next })
+            }
+            fs::KIND_RESET if len == 1 => {
+                self.table.clear();
+                self.table_unknown = false;
+                Ok(Step::Control { next })
+            }
+            fs::KIND_RESET => Err((Error::malformed(body_at, "a reset frame with a body"), skippable(false))),
+            _ => Err((
+                Error::new(Category::Unsupported, format!("reserved frame kind 0x{kind:02x}")).at(body_at),
+                skippable(true),
+            )),
+        }
+    }
+
+    fn add_keys(&mut self, rest: &[u8], body_at: u64) -> Result<()> {
+        let keys = fs::parse_keys(rest, body_at)?;
+        let bytes: usize = keys.iter().map(|k| k.len()).sum();
+        if self.table.len() + keys.len() > self.options.max_keys
+            || self.table.key_bytes() + bytes > self.options.max_key_bytes
+        {
+            return Err(Error::new(
+                Category::LimitExceeded,
+                "the stream's key table passes the reader's bounds (raise max_keys / max_key_bytes)",
+            )
+            .at(body_at));
+        }
+        // Checked before any is added, so a refused frame leaves the table as it was.
+        let mut seen = rustc_hash::FxHashSet::default();
+        for key in &keys {
+            if self.table.contains(key) || !seen.insert(*key) {
+                return Err(Error::malformed(
+                    body_at,
+                    format!("keys frame: key \"{}\" is already in the table", String::from_utf8_lossy(key)),
+                ));
+            }
+        }
+        for key in keys {
+            self.table.push(key);
+        }
+        Ok(())
+    }
+
+    fn frame<'a>(
+        &'a self,
+        window: &'a [u8],
+        base: u64,
+        origin: usize,
+        end: usize,
+        tag: u8,
+        payload: u64,
+        frame_at: u64,
+    ) -> Frame<'a> {
+        let section = &window[origin..end];
+        let root = Node::frame_root(section, self.table.bytes(), self.table.dict(), tag, payload);
+        Frame { root, origin: base + origin as u64, offset: frame_at }
+    }
+}
+
+/// Reads a stream from any `Read`: frames are parsed in an 8-aligned buffer that is
+/// refilled with reads of at least [`StreamOptions::buffer_size`], and handed out without
+/// copying (typed arrays are aligned slices of it).
+pub struct StreamReader<R: Read> {
+    source: R,
+    /// 8-aligned storage; `filled` bytes of it hold the stream from offset `base`.
+    words: Vec<u64>,
+    filled: usize,
+    base: u64,
+    /// Index of the next frame in the buffer.
+    at: usize,
+    eof: bool,
+    parser: Parser,
+    failed: Failed,
+}
+
+impl<R: Read> StreamReader<R> {
+    /// Reads and checks the stream header.
+    pub fn new(source: R) -> Result<StreamReader<R>> {
+        StreamReader::with_options(source, StreamOptions::default())
+    }
+
+    pub fn with_options(source: R, options: StreamOptions) -> Result<StreamReader<R>> {
+        let words = vec![0u64; options.buffer_size.max(64).div_ceil(8)];
+        let mut r = StreamReader {
+            source,
+            words,
+            filled: 0,
+            base: 0,
+            at: 0,
+            eof: false,
+            parser: Parser::new(0, options),
+            failed: Failed::No,
+        };
+        while r.filled < fs::HEADER_LEN && !r.eof {
+            r.fill(fs::HEADER_LEN)?;
+        }
+        r.parser.flags = fs::parse_header(&r.bytes()[..r.filled])?;
+        r.at = fs::HEADER_LEN;
+        Ok(r)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.words)
+    }
+
+    /// Makes room for the buffer to hold bytes up to index `need` (moving the unread bytes,
+    /// and the 112 before the next frame that its section starts with, to the front,
+    /// keeping stream offsets congruent to indexes modulo 8), then reads once.
+    fn fill(&mut self, need: usize) -> Result<()> {
+        let keep_from = (self.at - self.at % 8).saturating_sub(fs::SECTION_BASE as usize);
+        let need = need - keep_from;
+        if keep_from > 0 {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+            bytes.copy_within(keep_from..self.filled, 0);
+            self.filled -= keep_from;
+            self.at -= keep_from;
+            self.base += keep_from as u64;
+        }
+        if need > self.words.len() * 8 {
+            self.words.resize(need.div_ceil(8).max(2 * self.words.len()), 0);
+        }
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        loop {
+            match self.source.read(&mut bytes[self.filled..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
+            }
+            return Ok(());
+        }
+    }
+
+    /// The next message, or `None` at the end of the stream. Keys and reset frames are
+    /// applied on the way. After an error this returns `None` until [`skip`](Self::skip).
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
+        if !matches!(self.failed, Failed::No) {
+            return None;
+        }
+        loop {
+            if self.at == self.filled {
+                if self.eof {
+                    return None;
+                }
+                if let Err(e) = self.fill(self.at + 1) {
+                    self.failed = Failed::Done;
+                    return Some(Err(e));
+                }
+                continue;
+            }
+            let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+            match self.parser.step(window, self.base, self.at) {
+                Ok(Step::NeedMore(need)) => {
+                    if self.eof {
+                        self.failed = Failed::Done;
+                        return Some(Err(Error::malformed(
+                            self.base + self.at as u64,
+                            "truncated frame: the stream ends inside it",
+                        )));
+                    }
+                    let need = need.max(self.filled + self.parser.options.buffer_size / 2);
+                    if let Err(e) = self.fill(need) {
+                        self.failed = Failed::Done;
+                        return Some(Err(e));
+                    }
+                }
+                Ok(Step::Control { next }) => self.at = next,
+                Ok(Step::Value { origin, end, tag, payload, next }) => {
+                    let frame_at = self.base + self.at as u64;
+                    self.at = next;
+                    let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+                    return Some(Ok(self.parser.frame(window, self.base, origin, end, tag, payload, frame_at)));
+                }
+                Err((e, failed)) => {
+                    self.failed = failed;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+
+    /// After an error at a frame whose length was readable, goes on at the frame after it;
+    /// returns whether it could. A skipped frame that may have held keys leaves the key
+    /// table unknown: frames with blocks are refused until the next reset frame.
+    pub fn skip(&mut self) -> bool {
+        match self.failed {
+            Failed::Skippable { next, may_hold_keys } => {
+                self.at = (next - self.base) as usize;
+                self.parser.table_unknown |= may_hold_keys;
+                self.failed = Failed::No;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The messages as `Value`s.
+    pub fn values(self) -> Values<R> {
+        Values { reader: self }
+    }
+
+    /// The messages deserialized as `T`.
+    pub fn deserialize<T: serde::de::DeserializeOwned>(self) -> Deserialized<R, T> {
+        Deserialized { reader: self, _t: std::marker::PhantomData }
+    }
+
+    /// The stream offset of the next frame.
+    pub fn position(&self) -> u64 {
+        self.base + self.at as u64
+    }
+
+    pub fn get_ref(&self) -> &R {
+        &self.source
+    }
+}
+
+/// [`StreamReader::values`]: stops after the first error.
+pub struct Values<R: Read> {
+    reader: StreamReader<R>,
+}
+
+impl<R: Read> Iterator for Values<R> {
+    type Item = Result<crate::Value>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.reader.next_frame().map(|f| f.and_then(|f| f.to_value()))
+    }
+}
+
+/// [`StreamReader::deserialize`]: stops after the first error.
+pub struct Deserialized<R: Read, T> {
+    reader: StreamReader<R>,
+    _t: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<R: Read, T: serde::de::DeserializeOwned> Iterator for Deserialized<R, T> {
+    type Item = Result<T>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.reader.next_frame().map(|f| f.and_then(|f| f.deserialize()))
+    }
+}
+
+/// Reads a stream held in memory (a mapped file, a received buffer) without copying:
+/// frames are views of the slice. Typed arrays are aligned when the slice starts at an
+/// address that is a multiple of 8.
+pub struct SliceReader<'s> {
+    bytes: &'s [u8],
+    at: usize,
+    parser: Parser,
+    failed: Failed,
+}
+
+impl<'s> SliceReader<'s> {
+    pub fn new(bytes: &'s [u8]) -> Result<SliceReader<'s>> {
+        SliceReader::with_options(bytes, StreamOptions::default())
+    }
+
+    pub fn with_options(bytes: &'s [u8], options: StreamOptions) -> Result<SliceReader<'s>> {
+        let flags = fs::parse_header(bytes)?;
+        Ok(SliceReader { bytes, at: fs::HEADER_LEN, parser: Parser::new(flags, options), failed: Failed::No })
+    }
+
+    /// As [`StreamReader::next_frame`].
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
+        if !matches!(self.failed, Failed::No) {
+            return None;
+        }
+        loop {
+            if self.at == self.bytes.len() {
+                return None;
+            }
+            match self.parser.step(self.bytes, 0, self.at) {
+                Ok(Step::NeedMore(_)) => {
+                    self.failed = Failed::Done;
+                    return Some(Err(Error::malformed(self.at as u64, "truncated frame: the stream ends inside it")));
+                }
+                Ok(Step::Control { next }) => self.at = next,
+                Ok(Step::Value { origin, end, tag, payload, next }) => {
+                    let frame_at = self.at as u64;
+                    self.at = next;
+                    return Some(Ok(self.parser.frame(self.bytes, 0, origin, end, tag, payload, frame_at)));
+                }
+                Err((e, failed)) => {
+                    self.failed = failed;
+                    return Some(Err(e));
+                }
+            }
+        }
+    }
+
+    /// As [`StreamReader::skip`].
+    pub fn skip(&mut self) -> bool {
+        match self.failed {
+            Failed::Skippable { next, may_hold_keys } => {
+                self.at = next as usize;
+                self.parser.table_unknown |= may_hold_keys;
+                self.failed = Failed::No;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The stream offset of the next frame.
+    pub fn position(&self) -> u64 {
+        self.at as u64
+    }
+}
