@@ -194,14 +194,17 @@ fn check_count<I: super::peer::Item>(ds: &Dataset<I>) -> u64 {
     ((1 << 20) as f64 / ds.mean_payload().max(1.0)).clamp(64.0, 16_384.0) as u64
 }
 
-/// Check, then size the timed run: grow the count until a run lasts a quarter of the
-/// target, then scale to the target. Returns (messages per timed run, wire bytes per message).
+/// Check, then size the timed run: grow the count until an unchecked run lasts a quarter
+/// of the target (the check run's own time includes the receiver rebuilding and comparing
+/// the messages), then scale to the target. Returns (messages per timed run, wire bytes per
+/// message).
 fn prepare<P: StreamPeer>(env: &Env, ds: &Dataset<P::Item>, msgs: &[P::Msg], op: Op) -> Result<(u64, f64), Fail> {
     let first = check_count(ds);
-    let (mut t, bytes) = one_run::<P>(env, ds, msgs, op, first, true)?;
+    let (_, bytes) = one_run::<P>(env, ds, msgs, op, first, true)?;
     let per_message = bytes as f64 / first as f64;
     let cap = ((env.max_payload as f64 / ds.mean_payload().max(1.0)) as u64).max(first);
     let mut count = first;
+    let mut t = one_run::<P>(env, ds, msgs, op, count, false)?.0;
     while t < env.target / 4 && count < cap {
         let grow = (env.target.as_secs_f64() / t.as_secs_f64().max(1e-6)).min(64.0);
         count = ((count as f64 * grow) as u64).min(cap);

@@ -4,9 +4,10 @@
 //! are read as a typed array in place (`as_slice::<f64>`, no copy), or through serde.
 
 use leafwire::stream::{StreamOptions, StreamReader, StreamWriter};
+use leafwire::{ElementType, Encoder};
 use serde_json::Value;
 
-use super::peer::{io_err, Received, Sink, Source, StreamPeer, BUFFER};
+use super::peer::{f64_bytes, io_err, Received, Sink, Source, StreamPeer, BUFFER};
 use crate::harness::Fail;
 
 fn start(sink: Sink) -> Result<StreamWriter<Sink>, Fail> {
@@ -67,6 +68,50 @@ impl StreamPeer for Leafwire {
             got.take(frame.root().as_slice::<f64>().map_err(io_err)?);
             Ok(())
         })
+    }
+}
+
+/// The same stream written without serde: `Encoder::typed` of the doubles' little-endian
+/// bytes, one encoder per message (the API gives no way to reuse one), `write_encoded`.
+pub struct LeafwireEncoder;
+
+impl StreamPeer for LeafwireEncoder {
+    const NAME: &'static str = "leafwire (Encoder)";
+    const API: &'static str =
+        "stream::StreamWriter::write_encoded(Encoder::typed(F64, [n], bytes)) / next_frame, as_slice::<f64>()";
+    type Item = Vec<f64>;
+    type Msg = Vec<f64>;
+    type Writer = StreamWriter<Sink>;
+
+    fn message(item: &Vec<f64>) -> Vec<f64> {
+        item.clone()
+    }
+
+    fn start(sink: Sink) -> Result<Self::Writer, Fail> {
+        start(sink)
+    }
+
+    fn write(w: &mut Self::Writer, msg: &Vec<f64>) -> Result<(), Fail> {
+        let mut e = Encoder::new(leafwire::DEFAULT_MAX_DEPTH);
+        let bytes: std::borrow::Cow<[u8]> = if cfg!(target_endian = "little") {
+            f64_bytes(msg).into()
+        } else {
+            msg.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>().into()
+        };
+        e.typed(ElementType::F64, &[msg.len()], &bytes, None).map_err(io_err)?;
+        w.write_encoded(e).map_err(io_err)
+    }
+
+    fn flush(w: &mut Self::Writer) -> Result<(), Fail> {
+        w.flush().map_err(io_err)
+    }
+
+    fn finish(w: Self::Writer) -> Result<(), Fail> {
+        finish(w)
+    }
+
+    fn read(source: Source, count: u64, got: &mut Received<'_, Vec<f64>>) -> Result<(), Fail> {
+        Leafwire::read(source, count, got)
     }
 }
 
