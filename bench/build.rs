@@ -8,8 +8,8 @@ fn main() {
     std::env::set_var("PROTOC", protoc);
     prost_build::Config::new()
         .btree_map(["."])
-        .compile_protos(&["proto/workbook.proto"], &["proto"])
-        .expect("compile proto/workbook.proto");
+        .compile_protos(&["proto/workbook.proto", "proto/stream.proto"], &["proto"])
+        .expect("compile proto/workbook.proto and proto/stream.proto");
 
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = Command::new(rustc)
@@ -21,5 +21,6 @@ fn main() {
     println!("cargo:rustc-env=BENCH_RUSTC_VERSION={version}");
     println!("cargo:rustc-env=BENCH_PROFILE={}", std::env::var("PROFILE").unwrap_or_default());
     println!("cargo:rerun-if-changed=proto/workbook.proto");
+    println!("cargo:rerun-if-changed=proto/stream.proto");
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -121,6 +121,53 @@ def columns(w, out_dir: Path, made: list[str]) -> None:
         save(fig, out_dir, f"columns_{slug(what)}.png", made)
 
 
+def stream(w, out_dir: Path, made: list[str]) -> None:
+    runs = {(r["dataset"], r["op"], r["peer"]): r for r in w.data["extra"].get("runs", [])}
+    doubles = [ds for ds in w.datasets() if ds.startswith("n=")]
+    ops = [o["op"] for o in w.data["extra"]["ops"]]
+    peers = [p for p in w.peers if any(runs.get((ds, op, p)) for ds in doubles for op in ops)]
+
+    def mbps(ds: str, op: str, p: str) -> float | None:
+        r, t = runs.get((ds, op, p)), value(w.by_key.get((ds, op, p)))
+        return r["payload_bytes"] / r["messages"] / t * 1e3 if r and t else None
+
+    for what, name in (("MB/s of doubles", "stream_mbps.png"), ("messages/s", "stream_messages.png")):
+        fig, axes = plt.subplots(1, len(ops), figsize=(4 * len(ops), 4.2), sharey=True)
+        for ax, op in zip(axes, ops):
+            for i, p in enumerate(peers):
+                pts = []
+                for ds in doubles:
+                    v = mbps(ds, op, p) if what.startswith("MB") else (1e9 / value(w.by_key.get((ds, op, p)))
+                                                                        if value(w.by_key.get((ds, op, p))) else None)
+                    if v:
+                        pts.append((int(ds[2:]), v))
+                if pts:
+                    xs, ys = zip(*pts)
+                    style = "-" if p in w.data.get("leafwire", []) or p == w.data["baseline"] else "--"
+                    ax.plot(xs, ys, style, marker="o", ms=3, label=p, color=f"C{i}")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("n (doubles per message)")
+            ax.set_title(op, fontsize=9)
+        axes[0].set_ylabel(f"{what} (log)")
+        axes[-1].legend(fontsize=6)
+        fig.suptitle(f"stream: {what} against message size")
+        save(fig, out_dir, name, made)
+
+    records = [ds for ds in w.datasets() if not ds.startswith("n=")]
+    rpeers = [p for p in w.peers if any(runs.get((ds, op, p)) for ds in records for op in ops)]
+    rops = [op for op in ops if any(runs.get((ds, op, p)) for ds in records for p in rpeers)]
+    if records and rops:
+        fig, axes = plt.subplots(1, len(rops), figsize=(4 * len(rops), 4), sharey=True)
+        for ax, op in zip(axes, rops):
+            bars(ax, [ds.replace("records: ", "") for ds in records], {p: [mbps(ds, op, p) for ds in records] for p in rpeers})
+            ax.set_title(op, fontsize=9)
+        axes[0].set_ylabel("MB/s of JSON lines")
+        axes[-1].legend(fontsize=7)
+        fig.suptitle("stream: JSON records")
+        save(fig, out_dir, "stream_records.png", made)
+
+
 def draw(w, out_dir: Path) -> list[str]:
     if plt is None:
         return []
@@ -133,4 +180,6 @@ def draw(w, out_dir: Path) -> list[str]:
         by_peer(w, out_dir, made, w.name)
     elif w.name == "columns":
         columns(w, out_dir, made)
+    elif w.name == "stream":
+        stream(w, out_dir, made)
     return made

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import charts
 
-WORKLOADS = ["corpus", "kv", "graphql", "geojson", "workbook", "columns", "files"]
+WORKLOADS = ["corpus", "kv", "graphql", "geojson", "workbook", "columns", "files", "stream"]
 CRATES = [
     "serde_json", "sonic-rs", "simd-json", "rmp-serde", "ciborium", "bson", "flexbuffers",
     "tree-buf", "prost", "apache-avro", "bincode", "postcard", "rkyv", "arrow-ipc",
@@ -158,8 +158,9 @@ def peers_section(w: Workload) -> str:
 def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
     d = w.data
     out = [f"## {w.name}: {d['title']}", ""]
-    out += [f"Baseline: **{d['baseline']}**. Cells show the median; in parentheses the peer's median ÷ Leafwire's "
-            "(above 1×: Leafwire is faster or smaller).", ""]
+    if w.name != "stream":  # its tables say what their cells and ratios are
+        out += [f"Baseline: **{d['baseline']}**. Cells show the median; in parentheses the peer's median ÷ Leafwire's "
+                "(above 1×: Leafwire is faster or smaller).", ""]
     out += [peers_section(w), ""]
     out += [f"- {n}" for n in d.get("notes", [])] + [""]
     graphs = charts.draw(w, out_dir)
@@ -202,6 +203,8 @@ def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
             f"{s['dataset']}: {fmt_bytes(s['empty_child_peak_rss'])}" for s in d["extra"]["scales"] if s.get("empty_child_peak_rss")) + ".", ""]
     elif w.name == "files":
         out += files_tables(w)
+    elif w.name == "stream":
+        out += stream_tables(w)
     if w.footnotes:
         out += [f"{i + 1}. {t}" for i, t in enumerate(w.footnotes)] + [""]
     out += [f"![{g}]({rel}/{g})" for g in graphs] + [""]
@@ -290,6 +293,130 @@ def files_tables(w: Workload) -> list[str]:
     floor = d["extra"].get("empty_run_peak_rss")
     if floor:
         out += [f"Peak RSS of an empty run (`/bin/true` through the same child): {fmt_bytes(floor)}.", ""]
+    return out
+
+
+# Issue 13's target for Leafwire's stream: this fraction of the hand-coded writer's throughput.
+STREAM_TARGET_RATIO = 0.8
+
+
+def fmt_rate(x: float) -> str:
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x:.3g}"
+
+
+def stream_runs(w: Workload) -> dict:
+    return {(r["dataset"], r["op"], r["peer"]): r for r in w.data["extra"].get("runs", [])}
+
+
+def stream_mbps(w: Workload, row: dict | None) -> float | None:
+    """Payload MB/s of a timed row (its time is per message)."""
+    run = stream_runs(w).get((row["dataset"], row["op"], row["peer"])) if row else None
+    if run is None or metric(row) is None:
+        return None
+    return run["payload_bytes"] / run["messages"] / row["time"]["median_ns"] * 1e3
+
+
+def stream_speedup(w: Workload, row: dict | None, reference: dict | None) -> float | None:
+    """Throughput ÷ the reference's (above 1: faster than the reference)."""
+    a, b = (metric(row) if row else None), (metric(reference) if reference else None)
+    return b / a if a and b else None
+
+
+def stream_tables(w: Workload) -> list[str]:
+    d, extra = w.data, w.data["extra"]
+    base = d["baseline"]
+    runs = stream_runs(w)
+    doubles = [ds for ds in w.datasets() if ds.startswith("n=")]
+    records = [ds for ds in w.datasets() if not ds.startswith("n=")]
+    peers = [p for p in w.peers if any(w.by_key.get((ds, op, p)) for ds in doubles for op in w.ops())]
+    ops = [o["op"] for o in extra["ops"]]
+    out = [f"Cells: messages per second and MB/s of payload (8 bytes per double); in parentheses the throughput "
+           f"÷ {base}'s at the same n (issue 13's target for Leafwire: ≥ {STREAM_TARGET_RATIO}× at every n, and "
+           "ahead of every other serializing peer).", ""]
+
+    def cell(row: dict | None) -> str:
+        if row is None or row["status"] != "ok":
+            return w.cell(row)
+        text = f"{fmt_rate(1e9 / row['time']['median_ns'])}/s<br>{stream_mbps(w, row):.3g} MB/s"
+        r = stream_speedup(w, row, w.by_key.get((row["dataset"], row["op"], base)))
+        return text + (f" ({r:.2f}×)" if r is not None and row["peer"] != base else "")
+
+    for op in ops:
+        out += [f"### {op}", "", table(["n"] + peers, [[ds[2:]] + [cell(w.by_key.get((ds, op, p))) for p in peers] for ds in doubles]), ""]
+
+    lw = [p for p in d.get("leafwire", []) if any(metric(w.by_key.get((ds, op, p)) or {}) is not None for ds in doubles for op in ops)]
+    if lw:
+        others = [p for p in peers if p != base and p not in d.get("leafwire", [])]
+        body = []
+        for name in lw:
+            for op in ops:
+                ratios, behind = [], []
+                for ds in doubles:
+                    row = w.by_key.get((ds, op, name))
+                    ratios.append(stream_speedup(w, row, w.by_key.get((ds, op, base))))
+                    for p in others:
+                        o = w.by_key.get((ds, op, p))
+                        if metric(o) is not None and (metric(row) is None or metric(o) < metric(row)):
+                            behind.append(f"{p} at {ds}")
+                got = [r for r in ratios if r is not None]
+                if not got:
+                    body.append([name, op, "no timed rows", "", ""])
+                    continue
+                worst = min(got)
+                body.append([name, op, f"{worst:.2f}× – {max(got):.2f}× {mark(worst >= STREAM_TARGET_RATIO and len(got) == len(ratios))}",
+                             mark(not behind), ", ".join(behind[:4]) + (" …" if len(behind) > 4 else "")])
+        out += ["### Issue 13's targets", "",
+                table(["row", "op", f"÷ {base} (min – max over n)", "ahead of every other serializer", "behind"], body, numeric=False), ""]
+
+    wire_op = "unix" if "unix" in ops else ops[0]
+    body = [[ds[2:]] + [f"{runs[(ds, wire_op, p)]['wire_bytes_per_message']:.1f}" if (ds, wire_op, p) in runs else "–" for p in peers]
+            for ds in doubles]
+    out += ["### Bytes on the wire per message", "",
+            f"From the check run ({wire_op}): stream header and end marker included, spread over its messages.", "",
+            table(["n"] + peers, body), ""]
+
+    sc = extra.get("syscalls") or {}
+    if sc.get("rows"):
+        ns = sorted({r["n"] for r in sc["rows"]})
+        by = {(r["peer"], r["n"]): r for r in sc["rows"]}
+        sc_peers = list(dict.fromkeys(r["peer"] for r in sc["rows"]))
+
+        def sc_cell(r: dict | None) -> str:
+            if r is None:
+                return "–"
+            if "error" in r:
+                return f"error: {r['error'][:60]}"
+            per_write = r["bytes"] / r["write_syscalls"] if r["write_syscalls"] else 0
+            return f"{r['writes_per_message']:.3g} ({fmt_bytes(per_write)}/write)"
+
+        source = ", ".join(sorted({r.get("source", "?") for r in sc["rows"] if "error" not in r}))
+        out += ["### Write calls per message (the writer)", "",
+                f"One run of {fmt_bytes(sc['payload_bytes'])} of doubles per cell over the Unix socket, counted by {source}; "
+                "in parentheses the bytes per write call.", "",
+                table(["peer"] + [f"n={n}" for n in ns], [[p] + [sc_cell(by.get((p, n))) for n in ns] for p in sc_peers]), ""]
+
+    if records:
+        rbase = extra.get("records_baseline", "")
+        rpeers = [p for p in w.peers if any(w.by_key.get((ds, op, p)) for ds in records for op in w.ops())]
+        rops = [op for op in ops if any(w.by_key.get((ds, op, p)) for ds in records for p in rpeers)]
+        info = {r["dataset"]: r for r in extra.get("records", []) if "dataset" in r}
+        out += ["### Records: a stream of JSON documents", "",
+                f"MB/s of the records' JSON lines (and records per second); in parentheses ÷ {rbase}'s throughput.", ""]
+
+        def rcell(row: dict | None) -> str:
+            if row is None or row["status"] != "ok":
+                return w.cell(row)
+            text = f"{stream_mbps(w, row):.3g} MB/s<br>{fmt_rate(1e9 / row['time']['median_ns'])}/s"
+            r = stream_speedup(w, row, w.by_key.get((row["dataset"], row["op"], rbase)))
+            return text + (f" ({r:.2f}×)" if r is not None and row["peer"] != rbase else "")
+
+        for op in rops:
+            body = [[f"{ds[len('records: '):]} ({info[ds]['records']} × {info[ds]['mean_json_line_bytes']:.0f} B)" if ds in info else ds]
+                    + [rcell(w.by_key.get((ds, op, p))) for p in rpeers] for ds in records]
+            out += [f"#### {op}", "", table(["records"] + rpeers, body), ""]
     return out
 
 

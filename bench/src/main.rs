@@ -11,6 +11,7 @@ mod data;
 mod files;
 mod harness;
 mod kv;
+mod stream;
 mod trees;
 mod workbook;
 
@@ -29,7 +30,7 @@ pub struct Ctx {
     pub data_dir: PathBuf,
     /// Scratch space for generated files (the columns and files workloads).
     pub work_dir: PathBuf,
-    /// This executable, for the columns workload's child processes.
+    /// This executable, for the child processes of the columns, files and stream workloads.
     pub exe: PathBuf,
 }
 
@@ -48,6 +49,7 @@ const WORKLOADS: &[(&str, fn(&Ctx) -> Report)] = &[
     ("workbook", workbook::run),
     ("columns", columns::run),
     ("files", files::run),
+    ("stream", stream::run),
 ];
 
 fn usage() -> ! {
@@ -94,6 +96,14 @@ fn main() {
         }
         files::CHILD_COMMAND => {
             files::child_main(&args[1..]);
+            return;
+        }
+        stream::RECV_COMMAND => {
+            stream::recv_main(&args[1..]);
+            return;
+        }
+        stream::SEND_COMMAND => {
+            stream::send_main(&args[1..]);
             return;
         }
         _ => {}
