@@ -3,7 +3,7 @@
 
 use smallvec::SmallVec;
 
-use super::numbers::{checked_align, read_varint, put_varint, varint_len};
+use super::numbers::{checked_align, put_varint, read_varint, varint_len};
 use super::{rank as bits, ElementType, HEADER_LEN, MAX_RANK};
 use crate::error::{Error, Result};
 
@@ -25,27 +25,35 @@ pub struct TypedHeader {
     pub mask_pos: Option<usize>,
 }
 
+/// The common typed block, read inline: one dimension below 2^14 (a one- or two-byte
+/// varint), no capacity, no mask; its (element type, data position, element count).
+/// `None` for anything else, which `TypedHeader::parse` reads in full. Every check of the
+/// general path holds trivially or is made here: the one dimension is the element count,
+/// and d × size ≤ the bytes left.
+#[inline(always)]
+pub fn rank1(buf: &[u8], offset: u64) -> Option<(ElementType, usize, usize)> {
+    if offset < HEADER_LEN as u64 || offset >= (buf.len() as u64).saturating_sub(3) || buf[offset as usize + 1] != 1 {
+        return None;
+    }
+    let pos = offset as usize;
+    let element = ElementType::from_code(buf[pos])?;
+    let (d, q) = match (buf[pos + 2], buf[pos + 3]) {
+        (a, _) if a < 0x80 => (a as usize, pos + 3),
+        (a, b) if b < 0x80 => ((a & 0x7F) as usize | (b as usize) << 7, pos + 4),
+        _ => return None,
+    };
+    let size = element.size();
+    let data_pos = (q + size - 1) & !(size - 1);
+    (data_pos <= buf.len() && d * size <= buf.len() - data_pos).then_some((element, data_pos, d))
+}
+
 impl TypedHeader {
     pub fn parse(buf: &[u8], offset: u64) -> Result<TypedHeader> {
-        // The common case inline: one dimension below 2^14 (a one- or two-byte varint), no
-        // capacity, no mask. Every check of the general path holds trivially or is made
-        // here: the one dimension is the element count, and d × size ≤ the bytes left.
-        if offset >= HEADER_LEN as u64 && offset < (buf.len() as u64).saturating_sub(3) && buf[offset as usize + 1] == 1 {
+        if let Some((element, data_pos, d)) = rank1(buf, offset) {
+            let mut shape = SmallVec::new();
+            shape.push(d as u64);
             let pos = offset as usize;
-            if let Some(element) = ElementType::from_code(buf[pos]) {
-                let (d, q) = match (buf[pos + 2], buf[pos + 3]) {
-                    (a, _) if a < 0x80 => (a as usize, pos + 3),
-                    (a, b) if b < 0x80 => ((a & 0x7F) as usize | (b as usize) << 7, pos + 4),
-                    _ => (usize::MAX, 0),
-                };
-                let size = element.size();
-                let data_pos = (q + size - 1) & !(size - 1);
-                if q != 0 && data_pos <= buf.len() && d * size <= buf.len() - data_pos {
-                    let mut shape = SmallVec::new();
-                    shape.push(d as u64);
-                    return Ok(TypedHeader { pos, element, rank: 1, shape, count: d, spare_rows: 0, data_pos, mask_pos: None });
-                }
-            }
+            return Ok(TypedHeader { pos, element, rank: 1, shape, count: d, spare_rows: 0, data_pos, mask_pos: None });
         }
         Self::parse_general(buf, offset)
     }
@@ -53,9 +61,12 @@ impl TypedHeader {
     #[inline(never)]
     fn parse_general(buf: &[u8], offset: u64) -> Result<TypedHeader> {
         let malformed = |what: String| Error::malformed(offset, format!("typed array: {what}"));
-        let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len().saturating_sub(1))
+        let pos = usize::try_from(offset)
+            .ok()
+            .filter(|&p| p >= HEADER_LEN && p < buf.len().saturating_sub(1))
             .ok_or_else(|| malformed(format!("offset {offset} outside the document")))?;
-        let element = ElementType::from_code(buf[pos]).ok_or_else(|| malformed(format!("unknown element type {}", buf[pos])))?;
+        let element =
+            ElementType::from_code(buf[pos]).ok_or_else(|| malformed(format!("unknown element type {}", buf[pos])))?;
         let rank_byte = buf[pos + 1];
         let rank = (rank_byte & bits::DIMS_MASK) as usize;
         if rank == 0 || rank > MAX_RANK {
@@ -81,7 +92,9 @@ impl TypedHeader {
             shape.push(d);
         }
         if !strides_fit(nonzero, element) {
-            return Err(malformed("the non-zero dimensions describe more than 2^63 bytes: strides would overflow".into()));
+            return Err(malformed(
+                "the non-zero dimensions describe more than 2^63 bytes: strides would overflow".into(),
+            ));
         }
         let count: u64 = if shape.contains(&0) { 0 } else { nonzero };
         let mut spare_rows = 0;
@@ -90,18 +103,30 @@ impl TypedHeader {
         }
         let size = element.size() as u64;
         // The data starts inside the buffer even when it is empty: readers slice from it.
-        let data_pos = checked_align(q, element.size()).filter(|&d| d <= buf.len()).ok_or_else(|| malformed("truncated".into()))?;
+        let data_pos = checked_align(q, element.size())
+            .filter(|&d| d <= buf.len())
+            .ok_or_else(|| malformed("truncated".into()))?;
         let available = (buf.len() - data_pos.min(buf.len())) as u64;
         let row = count.checked_div(shape[0]).unwrap_or(0);
         let reserved = spare_rows.checked_mul(row).and_then(|r| r.checked_add(count));
         let data_len = reserved.and_then(|n| n.checked_mul(size));
         let mask_len = if has_mask { count.div_ceil(8) } else { 0 };
-        let Some(data_len) = data_len.filter(|l| l.checked_add(mask_len).is_some_and(|total| total <= available)) else {
+        let Some(data_len) = data_len.filter(|l| l.checked_add(mask_len).is_some_and(|total| total <= available))
+        else {
             return Err(malformed(format!("{count} elements of {} do not fit in the document", element.name())));
         };
         // Every length below is at most the buffer's length: the conversions are exact.
         let mask_pos = has_mask.then(|| data_pos + data_len as usize);
-        Ok(TypedHeader { pos, element, rank, shape, count: count as usize, spare_rows: spare_rows as usize, data_pos, mask_pos })
+        Ok(TypedHeader {
+            pos,
+            element,
+            rank,
+            shape,
+            count: count as usize,
+            spare_rows: spare_rows as usize,
+            data_pos,
+            mask_pos,
+        })
     }
 
     /// Element count of one row at `level` (the product of the dimensions after it).

@@ -361,6 +361,17 @@ impl<'a> Node<'a> {
 
     /// A typed array's elements as a Rust slice, without copying.
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
+        // A whole one-dimensional array of `T` (most are): its bytes, without a header
+        // struct; anything else, and every error, the general way.
+        if self.tag == tag::TYPED && self.level == 0 && cfg!(target_endian = "little") {
+            if let Some((element, at, n)) = crate::format::typed::rank1(self.buf, self.payload) {
+                if element == T::TYPE {
+                    if let Ok(slice) = bytemuck::try_cast_slice(&self.buf[at..at + n * element.size()]) {
+                        return Ok(slice);
+                    }
+                }
+            }
+        }
         self.typed()?.as_slice()
     }
 

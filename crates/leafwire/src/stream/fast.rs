@@ -39,13 +39,13 @@ type Result<T> = std::result::Result<T, Declined>;
 pub(super) struct Head {
     len: usize,
     element: Option<ElementType>,
-    bytes: [u8; 48],
+    bytes: [u8; HEAD_ROOM],
     head_len: u8,
 }
 
 impl Default for Head {
     fn default() -> Self {
-        Head { len: 0, element: None, bytes: [0; 48], head_len: 0 }
+        Head { len: 0, element: None, bytes: [0; HEAD_ROOM], head_len: 0 }
     }
 }
 
@@ -61,24 +61,83 @@ pub(super) fn write<T: Serialize + ?Sized>(frames: &mut Frames, message: &T) -> 
 }
 
 /// Writes a message that is a slice of numbers (its frame is the one `write` makes of it:
-/// a typed array of shape [n]) with one copy. Declines an empty slice.
+/// a typed array of shape [n]) with one copy. Declines an empty slice, and on big-endian
+/// machines (whose numbers the general path turns little-endian).
 pub(super) fn write_slice<T: crate::read::Element>(frames: &mut Frames, values: &[T]) -> Result<()> {
-    if values.is_empty() {
+    if values.is_empty() || cfg!(target_endian = "big") {
         return Err(Declined);
     }
-    let mut seq = Numbers { frames, start: 0, len: values.len(), written: 0, element: None };
-    seq.open(T::TYPE)?;
-    if cfg!(target_endian = "little") {
-        seq.frames.buf.extend_from_slice(bytemuck::cast_slice(values));
-    } else {
-        for v in values {
-            let mut le: Vec<u8> = bytemuck::bytes_of(v).to_vec();
-            le.reverse();
-            seq.frames.buf.extend_from_slice(&le);
+    let data: &[u8] = bytemuck::cast_slice(values);
+    let start = append_head(frames, values.len(), T::TYPE, data.len())?;
+    let buf = &mut frames.buf;
+    // SAFETY: `append_head` reserved room for the data and a CRC past the head.
+    unsafe {
+        std::ptr::copy_nonoverlapping(data.as_ptr(), buf.as_mut_ptr().add(buf.len()), data.len());
+        buf.set_len(buf.len() + data.len());
+    }
+    frames.seal(start);
+    Ok(())
+}
+
+/// Appends the bytes before the data of a frame holding `n` numbers of type `t` (length,
+/// kind, padding, typed header, padding), reserving room for the data and a CRC; returns
+/// where the frame starts in the buffer. The bytes depend only on the frame's offset
+/// modulo 8, `n` and `t`: a stream of like messages copies them from the last frame of its
+/// phase.
+#[inline(always)]
+fn append_head(frames: &mut Frames, n: usize, t: ElementType, data_len: usize) -> Result<usize> {
+    let frame_at = frames.position();
+    let phase = (frame_at % 8) as usize;
+    if frames.heads[phase].len != n || frames.heads[phase].element != Some(t) {
+        frames.heads[phase] = head(frame_at, n, t, frames.options.max_frame)?;
+    }
+    let Frames { heads, buf, .. } = frames;
+    let head = &heads[phase];
+    // The whole 48-byte array is copied (a fixed-size copy, no call), its first
+    // `head_len` bytes kept.
+    buf.reserve(HEAD_ROOM + data_len + fs::CRC_LEN);
+    let start = buf.len();
+    // SAFETY: the reserve above leaves at least HEAD_ROOM bytes of capacity past `start`;
+    // `head_len` ≤ HEAD_ROOM of them are initialized before the length covers them.
+    unsafe {
+        std::ptr::copy_nonoverlapping(head.bytes.as_ptr(), buf.as_mut_ptr().add(start), HEAD_ROOM);
+        buf.set_len(start + head.head_len as usize);
+    }
+    Ok(start)
+}
+
+/// The room a frame head takes at most, and the length of `Head::bytes`.
+const HEAD_ROOM: usize = 48;
+
+/// The head of a frame at stream offset `frame_at` holding `n` numbers of type `t`.
+#[cold]
+#[inline(never)]
+fn head(frame_at: u64, n: usize, t: ElementType, max_frame: u64) -> Result<Head> {
+    let (count, size) = (n as u64, t.size() as u64);
+    let header_len = 2 + varint_len(count) as u64;
+    // The length field's width moves the section; the narrowest that holds the length it
+    // leads to is the canonical one (spec §14.3), as in the general path.
+    let (mut width, mut len, mut start, mut block, mut data) = (0, 0, 0, 0, 0);
+    for w in 1..=10u64 {
+        start = fs::section_start(frame_at + w);
+        block = fs::root_offset(tag::TYPED, start);
+        data = (block + header_len).next_multiple_of(size);
+        len = data + count * size - start + 1;
+        if varint_len(len) as u64 <= w {
+            width = w as usize;
+            break;
         }
     }
-    seq.written = values.len();
-    seq.finish()
+    if len > max_frame {
+        // The general path reports it.
+        return Err(Declined);
+    }
+    let mut bytes = [0u8; HEAD_ROOM];
+    fs::put_frame_length(&mut bytes, len, width);
+    bytes[width] = tag::TYPED;
+    typed::write_header(&mut bytes, width + 1 + (block - start) as usize, t, &[count], false);
+    let head_len = (width + 1 + (data - start) as usize) as u8;
+    Ok(Head { len: n, element: Some(t), bytes, head_len })
 }
 
 struct Root<'f> {
@@ -134,57 +193,11 @@ impl Numbers<'_> {
         Ok(())
     }
 
-    /// Writes the frame's length, kind and typed header, now that the type is known: at
-    /// most 40 bytes, put together on the stack and appended at once.
+    /// Writes the frame's length, kind and typed header, now that the type is known.
     #[inline]
     fn open(&mut self, t: ElementType) -> Result<()> {
         self.element = Some(t);
-        let frame_at = self.frames.position();
-        // The bytes depend only on the frame's offset modulo 8, the length and the type:
-        // a stream of like messages copies them from the last of its phase.
-        let phase = (frame_at % 8) as usize;
-        let cached = &self.frames.heads[phase];
-        if cached.len == self.len && cached.element == Some(t) {
-            let head = cached.bytes;
-            let head_len = cached.head_len as usize;
-            let buf = &mut self.frames.buf;
-            buf.reserve(head_len + self.len * t.size() + fs::CRC_LEN);
-            self.start = buf.len();
-            buf.extend_from_slice(&head[..head_len]);
-            return Ok(());
-        }
-        let (n, size) = (self.len as u64, t.size() as u64);
-        let header_len = 2 + varint_len(n) as u64;
-        // The length field's width moves the section; the narrowest that holds the length
-        // it leads to is the canonical one (spec §14.3), as in the general path.
-        let (mut width, mut len, mut start, mut block, mut data) = (0, 0, 0, 0, 0);
-        for w in 1..=10u64 {
-            start = fs::section_start(frame_at + w);
-            block = fs::root_offset(tag::TYPED, start);
-            data = (block + header_len).next_multiple_of(size);
-            len = data + n * size - start + 1;
-            if varint_len(len) as u64 <= w {
-                width = w as usize;
-                break;
-            }
-        }
-        if len > self.frames.options.max_frame {
-            // The general path reports it.
-            return Err(Declined);
-        }
-        // Bytes from the length field to the data: length, kind, padding to the block,
-        // the block's header, padding to the data (all zero but what is written).
-        let mut head = [0u8; 48];
-        fs::put_frame_length(&mut head, len, width);
-        head[width] = tag::TYPED;
-        let block_at = width + 1 + (block - start) as usize;
-        typed::write_header(&mut head, block_at, t, &[n], false);
-        let head_len = width + 1 + (data - start) as usize;
-        self.frames.heads[phase] = Head { len: self.len, element: Some(t), bytes: head, head_len: head_len as u8 };
-        let buf = &mut self.frames.buf;
-        buf.reserve(head_len + self.len * t.size() + fs::CRC_LEN);
-        self.start = buf.len();
-        buf.extend_from_slice(&head[..head_len]);
+        self.start = append_head(self.frames, self.len, t, self.len * t.size())?;
         Ok(())
     }
 
