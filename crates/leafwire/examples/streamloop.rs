@@ -63,9 +63,19 @@ fn main() -> leafwire::Result<()> {
             };
         }
         let read_ns = t.elapsed().as_nanos() as f64 / count as f64;
+
+        // The same through the reader over `Read` (what a socket gets).
+        let t = Instant::now();
+        let mut r = leafwire::stream::StreamReader::new(&bytes[..])?;
+        let mut total = 0usize;
+        while let Some(f) = r.next_frame() {
+            total += f?.root().as_slice::<f64>()?.len();
+        }
+        let reader_ns = t.elapsed().as_nanos() as f64 / count as f64;
+        black_box(total);
         black_box(sum);
         println!(
-            "n={n}: hand-coded write {hand_ns:.1} ns/msg ({} B), leafwire write {write_ns:.1} ns/msg ({} B, {:.2}x), write_slice {slice_ns:.1} ({:.2}x), read {read_ns:.1} ns/msg",
+            "n={n}: hand-coded write {hand_ns:.1} ns/msg ({} B), leafwire write {write_ns:.1} ns/msg ({} B, {:.2}x), write_slice {slice_ns:.1} ({:.2}x), read and sum {read_ns:.1} ns/msg, StreamReader {reader_ns:.1} ns/msg",
             count * (4 + 8 * n),
             bytes.len(),
             write_ns / hand_ns,
