@@ -2,6 +2,8 @@
 //! Strings and bytes are borrowed from the document; fields a type does not ask for are
 //! skipped without being read (`IgnoredAny` touches no child).
 
+use std::cell::Cell;
+
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
@@ -16,13 +18,28 @@ use crate::value::Kind;
 /// What every level of one `from_slice` shares.
 pub(crate) struct Ctx<'a> {
     pub budget: Budget,
-    /// The dictionary's keys, checked for UTF-8 once instead of at every object entry.
-    pub keys: Vec<&'a str>,
+    /// Key texts by id, each checked for UTF-8 the first time it is met rather than at
+    /// every object entry — and only those met: a stream's key table holds the keys of
+    /// every message so far, most of them not in this one.
+    keys: Vec<Cell<Option<&'a str>>>,
+    root: Node<'a>,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(root: &Node<'a>) -> Result<Ctx<'a>> {
-        Ok(Ctx { budget: Budget::for_document(root.buf().len()), keys: root.dictionary_keys()? })
+        Ok(Ctx { budget: Budget::for_document(root.buf().len()), keys: vec![Cell::new(None); root.key_count() as usize], root: *root })
+    }
+
+    /// The text of key `id`, met in the object at `pos`.
+    #[inline]
+    fn key(&self, id: u64, pos: usize) -> Result<&'a str> {
+        let slot = self.keys.get(id as usize).ok_or_else(|| Error::malformed(pos as u64, format!("key id {id} is not in the dictionary")))?;
+        if let Some(text) = slot.get() {
+            return Ok(text);
+        }
+        let text = self.root.key_str(id)?;
+        slot.set(Some(text));
+        Ok(text)
     }
 }
 
@@ -202,7 +219,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
         }
         self.next += 1;
         let id = self.c.key(self.node.buf(), i);
-        let key = *self.ctx.keys.get(id as usize).ok_or_else(|| Error::malformed(self.c.pos as u64, format!("key id {id} is not in the dictionary")))?;
+        let key = self.ctx.key(id, self.c.pos)?;
         self.value = Some(self.node.child(&self.c, i)?);
         seed.deserialize(BorrowedStr(key)).map(Some)
     }
