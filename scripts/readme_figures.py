@@ -71,6 +71,8 @@ SUMMARY_ROWS = [
     ("kv edited in place: read-write", [("kv", "read-write/*", "leafwire (in place)", "eager")]),
     ("kv lazy read, against lazy readers", [("kv", "read/*", "leafwire (lazy Document)", "lazy")]),
     ("geojson select (properties only)", [("geojson", "select", "leafwire", None)]),
+    ("stream: n doubles (1–2048) and JSON records, over TCP, a Unix socket and a file (time per message)",
+     [("stream", op, "leafwire", None) for op in ("tcp", "unix", "file")]),
     ("graphql / geojson / workbook through serde structs (encode, decode, round trip)",
      [(wl, op, "leafwire", None) for wl in ("graphql", "geojson", "workbook") for op in ("encode", "decode", "roundtrip")]),
 ]
