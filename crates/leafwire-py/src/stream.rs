@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::{self, to_py, Side};
+use crate::guard::guarded;
 use crate::loads_general::{self, Arrays, Decoder};
 
 /// A Python object written to as a byte sink: its `write`, else its `sendall`.
@@ -106,6 +107,7 @@ impl StreamWriter {
     }
 }
 
+guarded! {
 #[pymethods]
 impl StreamWriter {
     #[new]
@@ -157,8 +159,8 @@ impl StreamWriter {
         Ok(self.inner()?.position())
     }
 
-    fn __enter__(slf: Py<Self>) -> Py<Self> {
-        slf
+    fn __enter__(slf: Py<Self>) -> PyResult<Py<Self>> {
+        Ok(slf)
     }
 
     #[pyo3(signature = (*_args))]
@@ -166,6 +168,7 @@ impl StreamWriter {
         self.close(py)?;
         Ok(false)
     }
+}
 }
 
 /// The messages of a Leafwire stream read from a file or socket, as Python objects.
@@ -176,10 +179,11 @@ pub struct StreamIterator {
     max_depth: usize,
 }
 
+guarded! {
 #[pymethods]
 impl StreamIterator {
-    fn __iter__(slf: Py<Self>) -> Py<Self> {
-        slf
+    fn __iter__(slf: Py<Self>) -> PyResult<Py<Self>> {
+        Ok(slf)
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
@@ -203,11 +207,13 @@ impl StreamIterator {
 
     /// The stream offset of the next frame.
     #[getter]
-    fn position(&self) -> Option<u64> {
-        self.reader.as_ref().map(|r| r.position())
+    fn position(&self) -> PyResult<Option<u64>> {
+        Ok(self.reader.as_ref().map(|r| r.position()))
     }
 }
+}
 
+guarded! {
 /// Iterates over the messages of the Leafwire stream read from `source` (a binary file or
 /// a socket). A stream that ends inside a frame raises `DecodeError` after every complete
 /// message before it has been yielded.
@@ -228,4 +234,5 @@ pub fn iter_stream(
     let reader =
         leafwire::stream::StreamReader::with_options(from, options).map_err(|e| loads_general::err(source.py(), e))?;
     Ok(StreamIterator { reader: Some(reader), arrays, max_depth })
+}
 }
