@@ -118,6 +118,10 @@ fn describe(node: &Node<'_>) -> leafwire::Result<String> {
             let typed = node.typed()?;
             format!("typed array of {}, shape {:?}", typed.element_type().name(), typed.shape())
         }
+        Kind::Table => {
+            let t = node.table()?;
+            format!("table, {} × {}", plural(t.rows(), "row", "rows"), plural(t.column_count(), "column", "columns"))
+        }
     };
     Ok(format!("{what}, at byte {}", node.offset()))
 }

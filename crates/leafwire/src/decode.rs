@@ -85,6 +85,8 @@ pub(crate) trait Tree<'a>: Sized {
 
     /// A packed array (spec §13), decoded into an owned value.
     fn packed(array: Value, offset: u64) -> Result<Self>;
+    /// A table (spec §15).
+    fn table(t: crate::table::TableRef<'a>) -> Result<Self>;
 }
 
 struct Walk<'a, 'b> {
@@ -137,6 +139,11 @@ impl<'a> Walk<'a, '_> {
                 let header = TypedHeader::parse(self.buf(), payload)?;
                 self.budget.charge(Budget::typed_header_cost(&header), payload)?;
                 T::typed(TypedRef { buf: self.buf(), header, level: 0, start: 0 })
+            }
+            tag::TABLE => {
+                let t = crate::table::TableRef::in_document(self.buf(), payload)?;
+                self.budget.charge(Budget::block_cost(t.body().len()), payload)?;
+                T::table(t)?
             }
             tag::PACKED => {
                 self.budget.charge(1, payload)?;
@@ -312,5 +319,9 @@ impl<'a> Tree<'a> for Value {
 
     fn packed(array: Value, _offset: u64) -> Result<Self> {
         Ok(array)
+    }
+
+    fn table(t: crate::table::TableRef<'a>) -> Result<Self> {
+        Ok(Value::Table(t.to_table()?))
     }
 }

@@ -297,6 +297,14 @@ impl Encoder {
         self.track(r)
     }
 
+    /// A table (spec §15); its body is copied into the document as it is.
+    pub fn table(&mut self, table: &crate::table::Table) -> Result<()> {
+        self.check()?;
+        let key = self.next_key()?;
+        let r = self.b.push_table(key, table.clone());
+        self.track(r)
+    }
+
     /// Lays out the document. Fails unless exactly one root value is complete.
     pub fn finish(self) -> Result<Vec<u8>> {
         self.check()?;

@@ -77,6 +77,7 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget, visits
             let shape = t.shape().iter().map(|&d| d as u64).collect();
             b.push_typed(key, t.element_type(), shape, t.bytes(), mask.as_deref())
         }
+        Kind::Table => b.push_table(key, node.table()?.to_table()?),
         // A packed array comes out ordinary: its elements decoded, laid out as an array,
         // and recoded like any other (so `compact --unpacked` is this walk).
         Kind::Array if node.is_packed() => {
@@ -135,6 +136,7 @@ fn push_json_like(b: &mut Builder, key: u64, v: &Value) -> Result<()> {
         Value::String(s) => b.push_str(key, s.as_bytes()),
         Value::Bytes(x) => b.push_bytes(key, x),
         Value::BigNum(d) => b.push_bignum(key, d.as_bytes()),
+        Value::Table(t) => b.push_table(key, t.clone()),
         Value::Typed(t) => {
             let shape = t.shape().iter().map(|&d| d as u64).collect();
             b.push_typed(key, t.element_type(), shape, &t.data().le_bytes(), t.int_mask())

@@ -28,6 +28,7 @@ pub enum Kind {
     Object,
     IntMap,
     TypedArray,
+    Table,
 }
 
 impl fmt::Display for Kind {
@@ -46,6 +47,7 @@ impl fmt::Display for Kind {
             Kind::Object => "object",
             Kind::IntMap => "intmap",
             Kind::TypedArray => "typed array",
+            Kind::Table => "table",
         };
         f.write_str(name)
     }
@@ -70,6 +72,8 @@ pub enum Value {
     Object(Map),
     IntMap(IntMap),
     Typed(TypedArray),
+    /// Named columns of one length (spec §15), kept as their block's body.
+    Table(crate::table::Table),
 }
 
 impl Value {
@@ -88,6 +92,7 @@ impl Value {
             Value::Object(_) => Kind::Object,
             Value::IntMap(_) => Kind::IntMap,
             Value::Typed(_) => Kind::TypedArray,
+            Value::Table(_) => Kind::Table,
         }
     }
 

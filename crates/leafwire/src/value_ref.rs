@@ -31,6 +31,8 @@ pub enum ValueRef<'a> {
     IntMap(Vec<(i64, ValueRef<'a>)>),
     /// A typed array, as a zero-copy view (boxed: most values are much smaller).
     Typed(Box<TypedRef<'a>>),
+    /// A table (spec §15), read in place.
+    Table(Box<crate::table::TableRef<'a>>),
 }
 
 impl<'a> ValueRef<'a> {
@@ -49,6 +51,7 @@ impl<'a> ValueRef<'a> {
             ValueRef::Object(_) => Kind::Object,
             ValueRef::IntMap(_) => Kind::IntMap,
             ValueRef::Typed(_) => Kind::TypedArray,
+            ValueRef::Table(_) => Kind::Table,
         }
     }
 
@@ -107,6 +110,8 @@ impl<'a> ValueRef<'a> {
                 Value::IntMap(map)
             }
             ValueRef::Typed(t) => Value::Typed(t.to_typed_array()),
+            // Checked when read: the copy is of a valid body.
+            ValueRef::Table(t) => t.to_table().map(Value::Table).unwrap_or(Value::Null),
         }
     }
 }
@@ -160,7 +165,7 @@ impl Serialize for ValueRef<'_> {
                 m.end()
             }
             // Big numbers and typed arrays serialize as their owned forms do.
-            ValueRef::BigNum(_) | ValueRef::Typed(_) => self.to_value().serialize(ser),
+            ValueRef::BigNum(_) | ValueRef::Typed(_) | ValueRef::Table(_) => self.to_value().serialize(ser),
         }
     }
 }
@@ -222,6 +227,11 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     }
     fn intmap(m: IntEntries<'a>) -> Self {
         ValueRef::IntMap(m)
+    }
+
+    fn table(t: crate::table::TableRef<'a>) -> crate::error::Result<Self> {
+        t.to_table()?;
+        Ok(ValueRef::Table(Box::new(t)))
     }
 
     /// A packed array's values are decoded, not in the document: nothing to borrow.

@@ -24,6 +24,8 @@ impl Serialize for Value {
                 (_, Ok(v)) => ser.serialize_u128(v),
                 _ => ser.serialize_str(digits),
             },
+            // As a value, a table is an object of columns (spec §15.2).
+            Value::Table(t) => t.view().to_value().map_err(serde::ser::Error::custom)?.serialize(ser),
             Value::Array(items) => {
                 let mut seq = ser.serialize_seq(Some(items.len()))?;
                 for item in items {

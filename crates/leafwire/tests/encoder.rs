@@ -36,6 +36,7 @@ fn drive(e: &mut Encoder, v: &Value) -> leafwire::Result<()> {
         Value::String(s) => e.string(s),
         Value::Bytes(b) => e.bytes(b),
         Value::BigNum(d) => e.bignum(d),
+        Value::Table(t) => e.table(t),
         Value::Array(items) => {
             e.begin_array()?;
             for item in items {

@@ -30,6 +30,30 @@ fn s(text: &str) -> Value {
 }
 
 /// (name, description, value)
+fn sample_table() -> leafwire::Table {
+    use leafwire::{ColumnBuilder, ElementType, Unit};
+    let mut t = leafwire::TableBuilder::new();
+    t.push_column(ColumnBuilder::from_slice("id", &[7i16, -1, 300]));
+    let mut x = ColumnBuilder::numbers("x", ElementType::F64);
+    x.push(0.5f64).unwrap();
+    x.push_null();
+    x.push(-3.0f64).unwrap();
+    t.push_column(x);
+    let mut name = ColumnBuilder::strings("name");
+    name.push_str("héllo").unwrap();
+    name.push_null();
+    name.push_str("").unwrap();
+    t.push_column(name);
+    t.push_column(ColumnBuilder::from_slice("day", &[0i32, 19_000, -1]).with_unit(Unit::Date, "").unwrap());
+    t.push_column(ColumnBuilder::from_slice("at", &[1_381_323_977_000i64, 0, 1]).with_unit(Unit::Millis, "UTC").unwrap());
+    let mut ok = ColumnBuilder::numbers("ok", ElementType::Bool);
+    for b in [1u8, 0, 1] {
+        ok.push_number_bytes(&[b]).unwrap();
+    }
+    t.push_column(ok);
+    t.finish().unwrap()
+}
+
 fn vectors() -> Vec<(&'static str, &'static str, Value)> {
     let mut deep = Value::Int(7);
     for _ in 0..100 {
@@ -73,6 +97,8 @@ fn vectors() -> Vec<(&'static str, &'static str, Value)> {
         ("deep_nesting", "100 nested arrays around an integer", deep),
         ("intmap", "an integer-keyed map: JSON cannot express it", Value::IntMap(int_map)),
         ("typed_f64", "a 1-D f64 typed array", typed(TypedData::F64(vec![0.5, -1.25, 3.0]))),
+        ("table_columns", "a table (§15) in an object: numbers, nullable f64, strings with a missing cell, dates, zoned date-times, bools", Value::Object([("rows".to_string(), Value::Int(3)), ("t".to_string(), Value::Table(sample_table()))].into_iter().collect())),
+        ("table_empty", "a table of no columns at the root", Value::Table(leafwire::TableBuilder::new().finish().unwrap())),
         ("typed_ints", "typed arrays of each integer type", Value::Array(vec![
             typed(TypedData::I8(vec![-128, 127])),
             typed(TypedData::I16(vec![-32768, 32767])),
@@ -154,6 +180,8 @@ fn python(v: &Value) -> String {
         Value::Object(map) => format!("{{{}}}", map.iter().map(|(k, v)| format!("{}: {}", serde_json::to_string(k).unwrap(), python(v))).collect::<Vec<_>>().join(", ")),
         Value::IntMap(map) => format!("{{{}}}", map.iter().map(|(k, v)| format!("{k}: {}", python(v))).collect::<Vec<_>>().join(", ")),
         Value::Typed(t) => python(&t.to_nested()),
+        // A table reads as an object of columns (spec §15.2).
+        Value::Table(t) => python(&t.view().to_value().unwrap()),
     }
 }
 

@@ -58,10 +58,12 @@ pub enum ValueKind {
     F32,
     /// A packed array's tables and structural columns (kinds, shapes, lengths, keys).
     PackedStructure,
+    /// A table (spec §15), counted whole.
+    Table,
 }
 
-/// Number of distinct [`ValueKind`]s: 13 plain kinds and 11 element types.
-const KINDS: usize = 24;
+/// Number of distinct [`ValueKind`]s: 14 plain kinds and 11 element types.
+const KINDS: usize = 25;
 
 impl ValueKind {
     /// A dense index in `0..KINDS`, also the kind's place in listings of equal size.
@@ -82,6 +84,7 @@ impl ValueKind {
             F64 => 21,
             F32 => 22,
             PackedStructure => 23,
+            Table => 24,
         }
     }
 
@@ -101,7 +104,8 @@ impl ValueKind {
             20 => UInt,
             21 => F64,
             22 => F32,
-            _ => PackedStructure,
+            23 => PackedStructure,
+            _ => Table,
         }
     }
 
@@ -122,6 +126,7 @@ impl ValueKind {
             F64 => "f64".into(),
             F32 => "f32".into(),
             PackedStructure => "packed structure".into(),
+            Table => "table".into(),
         }
     }
 

@@ -123,6 +123,7 @@ impl<'a> Walker<'a> {
             Kind::IntMap => ValueKind::IntMap,
             // A typed array is one value, whatever its rank: its elements are not walked.
             Kind::TypedArray => ValueKind::Typed(node.typed()?.element_type()),
+            Kind::Table => ValueKind::Table,
         };
         let bytes = node.block_range()?.map_or(0, |r| r.end - r.start);
         if node.is_packed() {

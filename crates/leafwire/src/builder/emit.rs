@@ -64,6 +64,10 @@ impl Builder {
                 self.levels.add_typed(t.element, &t.shape, t.mask.is_some());
                 scalar(tag::TYPED, i as u64, POINTER)
             }
+            Item::Table(i) => {
+                self.levels.add_table(self.tables[i].body().len());
+                scalar(tag::TABLE, i as u64, POINTER)
+            }
             Item::Array(i) => scalar(tag::ARRAY, i as u64, POINTER),
             Item::Object(i) => scalar(tag::OBJECT, i as u64, POINTER),
             Item::IntMap(i) => scalar(tag::INTMAP, i as u64, POINTER),
@@ -193,6 +197,10 @@ impl Source for Builder {
             data: Cow::Borrowed(&self.tdata[t.data.clone()]),
             mask: t.mask.clone().map(|m| Cow::Owned(self.tmask[m].iter().map(|&b| b != 0).collect())),
         }
+    }
+
+    fn table(&self, child: &Child) -> &[u8] {
+        self.tables[child.value as usize].body()
     }
 }
 

@@ -55,6 +55,8 @@ pub(crate) enum Item {
     Object(usize),
     IntMap(usize),
     Typed(usize),
+    /// A table: its index in `Builder::tables`.
+    Table(usize),
 }
 
 // One item per value of the document: its size is most of an encoder's memory.
@@ -147,6 +149,8 @@ pub(crate) struct Builder {
     /// The data blocks of strings, bytes and bignums.
     blocks: Blocks,
     pub typed: Vec<TypedItem>,
+    /// Tables (spec §15), copied in whole: their bodies are written as they are.
+    pub tables: Vec<crate::table::Table>,
     pub tdata: Vec<u8>,
     pub tmask: Vec<u8>,
     /// The object keys by provisional id: serde field names borrowed (no allocation per
@@ -179,6 +183,7 @@ impl Builder {
             frames: Vec::new(),
             blocks: Blocks::default(),
             typed: Vec::new(),
+            tables: Vec::new(),
             tdata: Vec::new(),
             tmask: Vec::new(),
             dict: IndexSet::default(),
@@ -583,6 +588,13 @@ impl Builder {
         self.stack.truncate(frame.start);
         self.stack_keys.truncate(frame.start);
         self.push(key, Item::Array(index))
+    }
+
+    /// Pushes a table (spec §15), whose body is copied into the document as it is.
+    pub fn push_table(&mut self, key: u64, table: crate::table::Table) -> Result<()> {
+        self.break_run();
+        self.tables.push(table);
+        self.push(key, Item::Table(self.tables.len() - 1))
     }
 
     pub fn push_typed(&mut self, key: u64, element: ElementType, shape: Shape, bytes: &[u8], mask: Option<&[bool]>) -> Result<()> {

@@ -41,6 +41,7 @@ impl Builder {
         self.frames.clear();
         self.blocks = Blocks::recycle(std::mem::take(&mut self.blocks));
         self.typed.clear();
+        self.tables.clear();
         self.tdata.clear();
         self.tmask.clear();
         self.dict.clear();

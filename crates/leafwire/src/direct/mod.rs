@@ -186,6 +186,13 @@ impl Levels {
         self.data_len += c::varint_len(len as u64) + len;
     }
 
+    /// Counts a table block of a `len`-byte body; its padding, like a typed block's, is
+    /// known once it is placed.
+    pub fn add_table(&mut self, len: usize) {
+        self.data_len += c::varint_len(len as u64) + 7 + len;
+        self.typed_blocks += 1;
+    }
+
     /// Counts a typed block, and notes what spec §5.2 bounds in its shape.
     pub fn add_typed(&mut self, element: ElementType, shape: &[u64], masked: bool) {
         self.data_len += typed_block_len(element, shape, masked);

@@ -9,6 +9,7 @@ use crate::format::header;
 use crate::format::numbers::signed_width;
 use crate::format::{is_bignum_text, tag, FLAG_PACKED};
 use crate::packed::{self, PackOptions};
+use crate::table::Table;
 use crate::value::{TypedArray, Value};
 
 /// Encodes `value` canonically, accepting nesting up to `max_depth` containers; with
@@ -22,7 +23,7 @@ pub(crate) fn plan_value(value: &Value, max_depth: usize, sink: &mut impl super:
     with_planner(max_depth, None, |planner| {
         let (tag, value, _) = planner.visit(value, 0)?;
         let root = Child { tag, key: 0, value };
-        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, packed: &planner.packed };
+        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, tables: &planner.tables, packed: &planner.packed };
         let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
         sink.planned(&mut planner.levels, keys, root, &source)
     })
@@ -37,6 +38,7 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
         keys: keys.recycle(),
         blocks: Vec::new(),
         typed: Vec::new(),
+        tables: Vec::new(),
         packed: Vec::new(),
         pack,
         max_depth,
@@ -64,6 +66,7 @@ struct Planner<'a> {
     /// Content of the string, bytes and bignum values met, by handle.
     blocks: Vec<&'a [u8]>,
     typed: Vec<&'a TypedArray>,
+    tables: Vec<&'a Table>,
     /// Packed blocks made so far, and whether to make them.
     packed: Vec<Vec<u8>>,
     pack: Option<&'a PackOptions>,
@@ -74,7 +77,7 @@ impl<'a> Planner<'a> {
     fn encode(&mut self, value: &'a Value) -> Result<Vec<u8>> {
         let (tag, value, _) = self.visit(value, 0)?;
         let root = Child { tag, key: 0, value };
-        let source = Blocks { blocks: &self.blocks, typed: &self.typed, packed: &self.packed };
+        let source = Blocks { blocks: &self.blocks, typed: &self.typed, tables: &self.tables, packed: &self.packed };
         let keys = Keys { texts: self.keys.texts(), hashes: self.keys.hashes() };
         let layout = self.levels.finish(keys, root, &source)?;
         let mut doc = write_document(&self.levels, keys, &layout, &source);
@@ -133,6 +136,11 @@ impl<'a> Planner<'a> {
                 None => self.container(v, depth)?,
             },
             Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_) => self.container(v, depth)?,
+            Value::Table(t) => {
+                self.levels.add_table(t.body().len());
+                self.tables.push(t);
+                (tag::TABLE, (self.tables.len() - 1) as u64, POINTER)
+            }
         })
     }
 
@@ -210,6 +218,7 @@ impl<'a> Planner<'a> {
 struct Blocks<'p, 'a> {
     blocks: &'p [&'a [u8]],
     typed: &'p [&'a TypedArray],
+    tables: &'p [&'a Table],
     packed: &'p [Vec<u8>],
 }
 
@@ -229,6 +238,10 @@ impl Source for Blocks<'_, '_> {
             data: t.data().le_bytes(),
             mask: t.int_mask().map(Cow::Borrowed),
         }
+    }
+
+    fn table(&self, child: &Child) -> &[u8] {
+        self.tables[child.value as usize].body()
     }
 }
 
@@ -266,13 +279,14 @@ mod tests {
             keys: KeyTable::default(),
             blocks: Vec::new(),
             typed: Vec::new(),
+            tables: Vec::new(),
             packed: Vec::new(),
             pack: None,
             max_depth: 128,
         };
         let (tag, v, _) = planner.visit(&value, 0).unwrap();
         let root = Child { tag, key: 0, value: v };
-        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, packed: &planner.packed };
+        let source = Blocks { blocks: &planner.blocks, typed: &planner.typed, tables: &planner.tables, packed: &planner.packed };
         let keys = Keys { texts: planner.keys.texts(), hashes: planner.keys.hashes() };
         let layout = planner.levels.finish(keys, root, &source).unwrap();
         let mut streamed = Vec::new();

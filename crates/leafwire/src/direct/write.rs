@@ -34,6 +34,11 @@ pub trait Source {
         let t = self.typed(child);
         super::typed_block_end(at, t.element, &t.shape, t.mask.is_some())
     }
+
+    /// The body of a table child (spec §15.1; sources without tables are never asked).
+    fn table(&self, _child: &Child) -> &[u8] {
+        unreachable!("this source has no tables")
+    }
 }
 
 /// A typed array as the writer needs it.
@@ -216,6 +221,8 @@ impl DataCursor {
         let at = self.at;
         self.at = if child.tag == tag::TYPED {
             source.typed_block_end(child, at)
+        } else if child.tag == tag::TABLE {
+            at + c::table::block_len(at, source.table(child).len())
         } else {
             let len = source.content(child).len();
             at + c::varint_len(len as u64) + len
@@ -300,6 +307,9 @@ fn root_payload(levels: &Levels, layout: &Layout, source: &impl Source, data: &m
 /// Writes a data child's block.
 #[inline(always)]
 fn write_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
+    if child.tag == tag::TABLE {
+        return write_table_block(child, source, out);
+    }
     if child.tag != tag::TYPED {
         let content = source.content(child);
         if content.len() < 0x80 {
@@ -313,6 +323,16 @@ fn write_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Resul
         return out.put(content);
     }
     write_typed_block(child, source, out)
+}
+
+/// A table block: its length, padding to 8, and the body as it is (spec §15.1).
+#[inline(never)]
+fn write_table_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
+    let body = source.table(child);
+    let mut prefix = [0u8; 17];
+    let n = c::table::write_prefix(&mut prefix, out.position(), body.len());
+    out.put(&prefix[..n])?;
+    out.put(body)
 }
 
 #[inline(never)]

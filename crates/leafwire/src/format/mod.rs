@@ -3,7 +3,7 @@
 //! varints and widths ([`numbers`]), the key hash and hash-table geometry ([`hash`]), the
 //! header and its root records ([`header`]), where a container's tags, keys, slots and index
 //! are and how a writer lays one out ([`container`]), the key dictionary ([`dictionary`]),
-//! data blocks ([`data`]), typed-array headers ([`typed`]) and the work budget of whole-value
+//! data blocks ([`data`]), typed-array headers ([`typed`]), table blocks ([`table`]) and the work budget of whole-value
 //! readers ([`budget`]). The lazy reader, `raw`, the validator, the canonical encoder, the
 //! editor and the Python binding all call it; none of them computes a position itself.
 
@@ -18,6 +18,7 @@ pub mod journal;
 pub mod numbers;
 pub mod sink;
 pub mod stream;
+pub mod table;
 pub mod typed;
 
 pub use numbers::{align, checked_align, read_u32, read_uint, read_varint, sign_extend, varint_len, write_uint, write_varint};
@@ -57,19 +58,21 @@ pub mod tag {
     pub const TYPED: u8 = 0x0D;
     /// A packed array: the offset of a packed block holding a column group (spec §13).
     pub const PACKED: u8 = 0x0E;
-    pub const LAST: u8 = PACKED;
+    /// A table: the offset of a table block of named, equally long columns (spec §15).
+    pub const TABLE: u8 = 0x0F;
+    pub const LAST: u8 = TABLE;
 
     /// Whether the payload of this tag is an offset to a block.
     #[inline]
     pub fn is_pointer(t: u8) -> bool {
-        (STRING..=PACKED).contains(&t)
+        (STRING..=LAST).contains(&t)
     }
 
     /// Whether the payload of this tag is the offset of a data block (spec §5, §13) rather
     /// than of a container.
     #[inline(always)]
     pub fn is_data(t: u8) -> bool {
-        matches!(t, STRING | BYTES | BIGNUM | TYPED | PACKED)
+        matches!(t, STRING | BYTES | BIGNUM | TYPED | PACKED | TABLE)
     }
 
     /// Whether a child with tag `t` may sit in a slot of `width` bytes (spec §3.2): the tag

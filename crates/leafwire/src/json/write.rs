@@ -128,6 +128,7 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
                 self.typed(&header, 0, 0)?;
             }
             tag::PACKED => self.packed(payload, depth_left)?,
+            tag::TABLE => self.table(payload)?,
             _ => self.container(t, payload, depth_left)?,
         }
         Ok(())
@@ -144,6 +145,48 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
         // Through the non-generic entry point: a writer generic over its sink calling
         // itself would instantiate without end.
         self.out.extend_from_slice(to_json_node(&root)?.as_bytes());
+        Ok(())
+    }
+
+    /// A table as an object of columns (spec §15.2): dates and date-times as text.
+    #[inline(never)]
+    fn table(&mut self, payload: u64) -> Result<()> {
+        let t = crate::table::TableRef::in_document(self.buf(), payload)?;
+        self.budget.charge(Budget::block_cost(t.body().len()), payload)?;
+        self.out.push(b'{');
+        for (ci, column) in t.columns().enumerate() {
+            let column = column?;
+            if ci > 0 {
+                self.out.push(b',');
+            }
+            write_str(&mut self.out, column.name()?);
+            self.out.extend_from_slice(b":[");
+            for i in 0..column.len() {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                if self.out.len() >= FLUSH_AT {
+                    self.flush()?;
+                }
+                match column.cell(i)? {
+                    crate::Value::Null => self.out.extend_from_slice(b"null"),
+                    crate::Value::String(s) => write_str(&mut self.out, &s),
+                    crate::Value::Int(v) if column.unit() != crate::table::Unit::Plain => {
+                        self.out.push(b'"');
+                        crate::table::write_time_text(&mut self.out, v, column.unit(), !column.zone()?.is_empty());
+                        self.out.push(b'"');
+                    }
+                    crate::Value::Int(v) => self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+                    crate::Value::UInt(v) => self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+                    crate::Value::Bool(b) => self.out.extend_from_slice(if b { b"true" } else { b"false" }),
+                    crate::Value::F64(v) => self.f64(v, 0).map_err(|e| in_step(e, || format!("{}/{i}", column.name().unwrap_or(""))))?,
+                    crate::Value::F32(v) => self.f32(v, 0).map_err(|e| in_step(e, || format!("{}/{i}", column.name().unwrap_or(""))))?,
+                    _ => unreachable!("table cells are scalars"),
+                }
+            }
+            self.out.push(b']');
+        }
+        self.out.push(b'}');
         Ok(())
     }
 

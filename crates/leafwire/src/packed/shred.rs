@@ -327,7 +327,7 @@ impl Walker<'_, '_> {
             Value::Array(_) | Value::Typed(_) => kind::ARRAY,
             Value::Object(_) => kind::OBJECT,
             Value::IntMap(_) => kind::INTMAP,
-            Value::UInt(_) | Value::F32(_) | Value::Bytes(_) | Value::BigNum(_) => kind::RESIDUAL,
+            Value::UInt(_) | Value::F32(_) | Value::Bytes(_) | Value::BigNum(_) | Value::Table(_) => kind::RESIDUAL,
         };
         let n = &mut self.s.nodes[node];
         n.kinds |= 1 << k;

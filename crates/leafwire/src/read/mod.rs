@@ -125,6 +125,7 @@ impl<'a> Node<'a> {
             tag::OBJECT => Kind::Object,
             tag::INTMAP => Kind::IntMap,
             tag::PACKED => Kind::Array,
+            tag::TABLE => Kind::Table,
             _ => Kind::TypedArray,
         }
     }
@@ -173,6 +174,7 @@ impl<'a> Node<'a> {
                 c.pos as u64..c.end as u64
             }
             tag::STRING | tag::BYTES | tag::BIGNUM | tag::PACKED => self.payload..data::span(self.buf, self.payload)?.1 as u64,
+            tag::TABLE => self.payload..crate::format::table::TableBlock::parse(self.buf, self.payload)?.end() as u64,
             tag::TYPED if self.level == 0 => self.payload..self.typed_header()?.end() as u64,
             _ => return Ok(None),
         };
@@ -351,6 +353,14 @@ impl<'a> Node<'a> {
         std::str::from_utf8(bytes).ok().filter(|_| valid).ok_or_else(|| Error::malformed(self.payload, "bignum is not decimal digits"))
     }
 
+    /// A table (spec §15), read in place.
+    pub fn table(&self) -> Result<crate::table::TableRef<'a>> {
+        if self.tag != tag::TABLE {
+            return Err(Error::wrong_type("a table", self.kind()));
+        }
+        crate::table::TableRef::in_document(self.buf, self.payload)
+    }
+
     /// A typed array (or a row of one) as a borrowed view.
     pub fn typed(&self) -> Result<TypedRef<'a>> {
         if self.tag != tag::TYPED {
@@ -407,6 +417,7 @@ impl<'a> Node<'a> {
         match self.tag {
             tag::STRING | tag::BYTES | tag::BIGNUM => data::block(self.buf, self.payload).map_or(1, |b| Budget::block_cost(b.len())),
             tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| Budget::typed_header_cost(&h)),
+            tag::TABLE => crate::format::table::TableBlock::parse(self.buf, self.payload).map_or(1, |t| Budget::block_cost(t.len)),
             // Rows of a typed array were paid for with the whole array.
             tag::TYPED => 0,
             _ => 1,

@@ -76,23 +76,9 @@ impl<'a> TypedRef<'a> {
     pub fn element(&self, i: usize) -> Value {
         let size = self.header.element.size();
         let at = self.header.data_pos + (self.start + i) * size;
-        let b = &self.buf[at..at + size];
-        use ElementType::*;
-        match self.header.element {
-            Bool => Value::Bool(b[0] != 0),
-            I8 => Value::Int(b[0] as i8 as i64),
-            U8 => Value::Int(b[0] as i64),
-            I16 => Value::Int(i16::from_le_bytes([b[0], b[1]]) as i64),
-            U16 => Value::Int(u16::from_le_bytes([b[0], b[1]]) as i64),
-            I32 => Value::Int(i32::from_le_bytes(b.try_into().unwrap()) as i64),
-            U32 => Value::Int(u32::from_le_bytes(b.try_into().unwrap()) as i64),
-            I64 => Value::Int(i64::from_le_bytes(b.try_into().unwrap())),
-            U64 => Value::from_u64(u64::from_le_bytes(b.try_into().unwrap())),
-            F32 => Value::F32(f32::from_le_bytes(b.try_into().unwrap())),
-            F64 => {
-                let v = f64::from_le_bytes(b.try_into().unwrap());
-                if self.is_masked_int(i) { Value::Int(v as i64) } else { Value::F64(v) }
-            }
+        match element_value(self.header.element, &self.buf[at..at + size]) {
+            Value::F64(v) if self.is_masked_int(i) => Value::Int(v as i64),
+            v => v,
         }
     }
 
@@ -119,5 +105,24 @@ impl<'a> TypedRef<'a> {
             .map(|_| (0..self.element_count()).map(|i| self.is_masked_int(i)).collect::<Vec<bool>>())
             .filter(|m| m.iter().any(|&b| b));
         TypedArray::from_parts(self.shape(), data, mask)
+    }
+}
+
+/// One element's little-endian bytes `b` as a value (f64 as `F64`: an integer mask is the
+/// caller's business).
+pub(crate) fn element_value(element: ElementType, b: &[u8]) -> Value {
+    use ElementType::*;
+    match element {
+        Bool => Value::Bool(b[0] != 0),
+        I8 => Value::Int(b[0] as i8 as i64),
+        U8 => Value::Int(b[0] as i64),
+        I16 => Value::Int(i16::from_le_bytes([b[0], b[1]]) as i64),
+        U16 => Value::Int(u16::from_le_bytes([b[0], b[1]]) as i64),
+        I32 => Value::Int(i32::from_le_bytes(b.try_into().unwrap()) as i64),
+        U32 => Value::Int(u32::from_le_bytes(b.try_into().unwrap()) as i64),
+        I64 => Value::Int(i64::from_le_bytes(b.try_into().unwrap())),
+        U64 => Value::from_u64(u64::from_le_bytes(b.try_into().unwrap())),
+        F32 => Value::F32(f32::from_le_bytes(b.try_into().unwrap())),
+        F64 => Value::F64(f64::from_le_bytes(b.try_into().unwrap())),
     }
 }

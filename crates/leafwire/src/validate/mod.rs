@@ -36,6 +36,8 @@ pub struct Stats {
     pub typed_arrays: u64,
     /// Packed arrays (spec §13).
     pub packed_arrays: u64,
+    /// Tables (spec §15).
+    pub tables: u64,
     pub keys: u64,
     /// Bytes inside blocks reachable from the root (header and padding excluded).
     pub reachable_bytes: u64,
@@ -181,6 +183,11 @@ impl<'a> Validator<'a> {
                 Ok(())
             }
             tag::TYPED => self.typed(payload),
+            tag::TABLE => {
+                self.stats.tables += 1;
+                let end = crate::format::table::check_table(self.buf, payload)?;
+                self.claim(payload, end as u64)
+            }
             tag::PACKED => self.packed(payload, depth),
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 if depth >= self.options.max_depth {

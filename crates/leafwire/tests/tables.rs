@@ -1,0 +1,151 @@
+//! Tables (spec §15): built, encoded inside a tree, read in place, validated, decoded,
+//! recoded and written as JSON.
+
+use leafwire::{
+    decode, encode, validate, ColumnBuilder, ColumnType, Document, ElementType, Table, TableBuilder, Unit, Value,
+};
+
+fn sample() -> Table {
+    let mut t = TableBuilder::new();
+    t.push_column(ColumnBuilder::from_slice("id", &[1i64, 2, 3, 4, 5]));
+    let mut price = ColumnBuilder::numbers("price", ElementType::F64);
+    for v in [Some(1.5), None, Some(-2.25), Some(0.0), None] {
+        match v {
+            Some(v) => price.push(v).unwrap(),
+            None => price.push_null(),
+        }
+    }
+    t.push_column(price);
+    let mut name = ColumnBuilder::strings("name");
+    for v in [Some("a"), Some("héllo"), None, Some(""), Some("last")] {
+        match v {
+            Some(v) => name.push_str(v).unwrap(),
+            None => name.push_null(),
+        }
+    }
+    t.push_column(name);
+    let day = ColumnBuilder::from_slice("day", &[0i32, 1, 365, -1, 19_000]).with_unit(Unit::Date, "").unwrap();
+    t.push_column(day);
+    let at =
+        ColumnBuilder::from_slice("at", &[0i64, 1_381_323_977, 86_399, -1, 1]).with_unit(Unit::Seconds, "UTC").unwrap();
+    t.push_column(at);
+    t.finish().unwrap()
+}
+
+fn document() -> Vec<u8> {
+    let mut root = leafwire::Map::default();
+    root.insert("name".into(), Value::String("sample".into()));
+    root.insert("data".into(), Value::Table(sample()));
+    encode(&Value::Object(root)).unwrap()
+}
+
+#[test]
+fn reads_columns_in_place() {
+    let bytes = leafwire::AlignedBytes::new(&document());
+    let doc = Document::open(&bytes).unwrap();
+    let t = doc.pointer("/data").unwrap().table().unwrap();
+    assert_eq!((t.rows(), t.column_count()), (5, 5));
+    let id = t.get("id").unwrap();
+    assert_eq!(id.as_slice::<i64>().unwrap(), &[1, 2, 3, 4, 5]);
+    // Zero-copy: the slice points into the document's bytes.
+    let range = bytes.as_ptr_range();
+    assert!(range.contains(&(id.as_slice::<i64>().unwrap().as_ptr() as *const u8)));
+    let price = t.get("price").unwrap();
+    assert_eq!(price.null_count(), 2);
+    assert_eq!(price.cell(1).unwrap(), Value::Null);
+    assert_eq!(price.cell(2).unwrap(), Value::F64(-2.25));
+    let name = t.get("name").unwrap();
+    assert_eq!(name.column_type(), ColumnType::Strings { large: false });
+    assert_eq!(name.str(1).unwrap(), Some("héllo"));
+    assert_eq!(name.str(2).unwrap(), None);
+    assert_eq!(name.str(3).unwrap(), Some(""));
+    assert!(name.str(5).is_err());
+    assert_eq!(t.get("at").unwrap().zone().unwrap(), "UTC");
+    assert!(t.get("nope").is_err());
+}
+
+#[test]
+fn validates_decodes_and_recodes() {
+    let bytes = document();
+    let stats = validate(&bytes).unwrap();
+    assert_eq!(stats.tables, 1);
+    let value = decode(&bytes).unwrap();
+    assert_eq!(
+        value,
+        Value::Object(
+            [("name".to_string(), Value::String("sample".into())), ("data".to_string(), Value::Table(sample()))]
+                .into_iter()
+                .collect()
+        )
+    );
+    // encode(decode(x)) == x: placement is fixed, so the table is copied as it is.
+    assert_eq!(encode(&value).unwrap(), bytes);
+    let mut recoded = Vec::new();
+    leafwire::recode_to_writer(&Document::open(&bytes).unwrap(), 128, &mut recoded, 1 << 20, &mut |_| {}).unwrap();
+    assert_eq!(recoded, bytes);
+}
+
+#[test]
+fn json_shows_cells_and_times() {
+    let bytes = document();
+    let json = leafwire::json::to_json(&bytes).unwrap();
+    assert_eq!(
+        json,
+        r#"{"name":"sample","data":{"id":[1,2,3,4,5],"price":[1.5,null,-2.25,0.0,null],"name":["a","héllo",null,"","last"],"day":["1970-01-01","1970-01-02","1971-01-01","1969-12-31","2022-01-08"],"at":["1970-01-01T00:00:00Z","2013-10-09T13:06:17Z","1970-01-01T23:59:59Z","1969-12-31T23:59:59Z","1970-01-01T00:00:01Z"]}}"#
+    );
+}
+
+#[test]
+fn builder_refuses_ragged_and_duplicate_columns() {
+    let mut t = TableBuilder::new();
+    t.push_column(ColumnBuilder::from_slice("a", &[1i32, 2]));
+    t.push_column(ColumnBuilder::from_slice("b", &[1i32]));
+    assert!(t.finish().is_err());
+    let mut t = TableBuilder::new();
+    t.push_column(ColumnBuilder::from_slice("a", &[1i32]));
+    t.push_column(ColumnBuilder::from_slice("a", &[1i32]));
+    assert!(t.finish().is_err());
+    assert!(ColumnBuilder::from_slice("d", &[1i64]).with_unit(Unit::Date, "").is_err());
+    assert!(ColumnBuilder::from_slice("d", &[1i32]).with_unit(Unit::Date, "UTC").is_err());
+}
+
+#[test]
+fn every_corrupted_byte_of_a_table_is_an_error_or_still_valid() {
+    // Flip each byte of the table block: validation either accepts (a cell's value
+    // changed) or reports a typed error; reading never panics.
+    let bytes = document();
+    let doc = Document::open(&bytes).unwrap();
+    let range = doc.pointer("/data").unwrap().block_range().unwrap().unwrap();
+    let mut rejected = 0;
+    for i in range.start as usize..range.end as usize {
+        let mut b = bytes.clone();
+        b[i] ^= 0xA5;
+        match validate(&b) {
+            Ok(_) => {
+                decode(&b).unwrap();
+                leafwire::json::to_json(&b).ok();
+            }
+            Err(_) => rejected += 1,
+        }
+        if let Ok(d) = Document::open(&b) {
+            if let Ok(t) = d.pointer("/data").and_then(|n| n.table()) {
+                for c in t.columns().flatten() {
+                    for r in 0..c.len().min(8) {
+                        let _ = c.cell(r);
+                    }
+                }
+            }
+        }
+    }
+    assert!(rejected > 100, "only {rejected} corruptions were rejected");
+}
+
+#[test]
+fn days_and_civil_dates_agree() {
+    for days in [-800_000i64, -1, 0, 1, 59, 365, 10_957, 19_000, 2_932_896] {
+        let (y, m, d) = leafwire::table::civil_from_days(days);
+        assert_eq!(leafwire::table::days_from_civil(y, m, d), Some(days));
+    }
+    assert_eq!(leafwire::table::days_from_civil(2023, 2, 29), None);
+    assert_eq!(leafwire::table::days_from_civil(2024, 2, 29), Some(19_782));
+}
