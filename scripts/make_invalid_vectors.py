@@ -35,6 +35,7 @@ OUT = Path(__file__).resolve().parents[1] / "spec" / "vectors" / "invalid"
 U64 = (1 << 64) - 1
 
 NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED = range(14)
+TABLE = 0x0F
 BOOL, I8, I16, I32, I64, U8, U16, U32, U64E, F32E, F64E = range(11)
 ELEMENT_FORMATS = "BbhiqBHIQfd"
 
@@ -576,6 +577,103 @@ def tree_vectors():
            "129 nested arrays; the innermost is empty", document(body, ARRAY),
            note="reported at the first container deeper than the limit")
 
+# -- tables (§15) -----------------------------------------------------------------------
+
+def table_body(rows, columns, tweak=None):
+    """A table body (§15.1) laid out by the placement rule. columns: dicts with name,
+    kind (0 numbers, 1 strings), element, data (bytes: numbers, or the offsets), strings
+    (the string bytes), validity (bytes or None), unit, zone. tweak(body, places) may
+    change the bytes afterwards."""
+    entries_end = 16 + 56 * len(columns)
+    at, places = entries_end, []
+    for c in columns:
+        place = {"name": at}
+        at += len(c["name"])
+        place["zone"] = at if c.get("zone") else 0
+        at += len(c.get("zone", b""))
+        places.append(place)
+    for c, place in zip(columns, places):
+        size = struct.calcsize(ELEMENT_FORMATS[c["element"]])
+        at = align(at, size)
+        place["data"] = at
+        at += len(c["data"])
+        place["bytes"] = at if c["kind"] == 1 else 0
+        at += len(c.get("strings", b""))
+        place["validity"] = at if c.get("validity") is not None else 0
+        at += len(c.get("validity") or b"")
+    body = bytearray(at)
+    body[0:16] = struct.pack("<QII", rows, len(columns), 0)
+    for i, (c, place) in enumerate(zip(columns, places)):
+        e = 16 + 56 * i
+        flags = 1 if c.get("validity") is not None else 0
+        body[e:e + 56] = struct.pack("<BBBBIQQQQQII", c["kind"], c["element"], flags, c.get("unit", 0), len(c["name"]),
+                                     place["name"], place["data"], place["bytes"], place["validity"], place["zone"],
+                                     len(c.get("zone", b"")), 0)
+        for key, content in (("name", c["name"]), ("zone", c.get("zone", b"")), ("data", c["data"]),
+                             ("bytes", c.get("strings", b"")), ("validity", c.get("validity") or b"")):
+            body[place[key]:place[key] + len(content)] = content
+    if tweak:
+        tweak(body, places)
+    return bytes(body)
+
+
+def table_block(p, body, length=None):
+    head = varint(len(body) if length is None else length)
+    return head + bytes(align(p + len(head), 8) - p - len(head)) + body
+
+
+def numbers(name, fmt, values, validity=None, unit=0, zone=b""):
+    element = ELEMENT_FORMATS.index(fmt) if fmt != "?" else BOOL
+    return {"name": name, "kind": 0, "element": element, "data": struct.pack(f"<{len(values)}{fmt if fmt != '?' else 'B'}", *values),
+            "validity": validity, "unit": unit, "zone": zone}
+
+
+def strings(name, cells, validity=None, offsets=None):
+    data = b"".join(cells)
+    if offsets is None:
+        offsets = [0]
+        for c in cells:
+            offsets.append(offsets[-1] + len(c))
+    return {"name": name, "kind": 1, "element": U32, "data": struct.pack(f"<{len(offsets)}I", *offsets),
+            "strings": data, "validity": validity}
+
+
+def table_vectors():
+    rule = "§9 tables (§15.1)"
+    # Every vector: the root is a table at 112, body at 120 (a one-byte length), first entry at 136.
+    body_at, entry0 = 120, 136
+
+    def one(name, description, rows, columns, offset, decode="unchecked", tweak=None, length=None, category="Malformed"):
+        body = table_body(rows, columns, tweak)
+        vector(name, rule, category, offset, description, document(table_block(112, body, length), TABLE), decode=decode)
+
+    ints = lambda: numbers(b"n", "q", [1, 2, 3])
+    one("table_body_past_end", "the table's body length runs 64 bytes past the end of the document", 3, [ints()],
+        112, decode="error", length=len(table_body(3, [ints()])) + 64)
+    one("table_rows_exceed_body", "the head says 2^40 rows, more than the body has bits", 1 << 40, [ints()],
+        body_at, decode="error")
+    one("table_unknown_kind", "column 0 has kind 2", 3, [ints()], entry0, decode="error",
+        tweak=lambda b, _: b.__setitem__(entry0 - body_at, 2))
+    one("table_unit_needs_i32", "a date column (unit 1) of i64 elements", 3, [numbers(b"d", "q", [1, 2, 3], unit=1)],
+        entry0, decode="error")
+    one("table_buffer_misplaced", "column 0's name is said to start one byte later than the placement rule puts it",
+        3, [ints()], entry0, tweak=lambda b, p: b.__setitem__(slice(24, 32), struct.pack("<Q", p[0]["name"] + 1)))
+    one("table_offsets_decrease", "string offsets 0, 3, 2, 5", 3, [strings(b"s", [b"abc", b"", b"de"], offsets=[0, 3, 2, 5])],
+        entry0, decode="error")
+    one("table_string_not_utf8", "string cell 1 is the byte 0xFF", 2, [strings(b"s", [b"ok", b"\xff"])], entry0, decode="error")
+    one("table_duplicate_names", "two columns named n", 3, [ints(), ints()], entry0 + 56)
+    one("table_missing_row_holds_number", "row 1 is missing (validity 0b101) but holds 2", 3,
+        [numbers(b"n", "q", [1, 2, 3], validity=bytes([0b101]))], entry0)
+    one("table_validity_past_rows", "validity bits past row 3 are set", 3, [numbers(b"n", "q", [1, 2, 3], validity=bytes([0xFF]))], entry0)
+    one("table_zone_on_plain_column", "an i64 column of unit 0 carries the zone UTC", 3, [numbers(b"n", "q", [1, 2, 3], zone=b"UTC")], entry0)
+    one("table_bool_2", "a bool column holds the byte 2", 3, [numbers(b"b", "?", [1, 2, 0])], entry0)
+    one("table_reserved_not_zero", "the head's reserved field is 1", 3, [ints()], 112,
+        tweak=lambda b, _: b.__setitem__(slice(12, 16), struct.pack("<I", 1)))
+    one("table_padding_not_zero", "a padding byte between the name and the data is 0x01", 3, [ints()], body_at + 16 + 56 + 1,
+        tweak=lambda b, p: b.__setitem__(16 + 56 + 1, 1))
+    vector("table_body_longer_than_columns", rule, "Malformed", body_at, "the body has 8 bytes after the last buffer",
+           document(table_block(112, table_body(3, [ints()]) + bytes(8)), TABLE), decode="unchecked")
+
 
 def build():
     VECTORS.clear()
@@ -588,6 +686,7 @@ def build():
     dictionary_vectors()
     typed_vectors()
     tree_vectors()
+    table_vectors()
     return {name: (doc, json.dumps(meta, indent=2, ensure_ascii=False) + "\n") for name, (doc, meta) in VECTORS.items()}
 
 

@@ -188,6 +188,17 @@ fn walk(node: Node<'_>, depth: usize, budget: &mut usize) -> leafwire::Result<()
             }
             absent(node.get_int(i64::MIN + 12345))?;
         }
+        // A table's lazy reads: every cell of every column (spec §15.1).
+        Kind::Table => {
+            let t = node.table()?;
+            for c in t.columns() {
+                let c = c?;
+                c.name()?;
+                for i in 0..c.len() {
+                    c.cell(i)?;
+                }
+            }
+        }
         _ => {}
     }
     Ok(())
