@@ -274,8 +274,8 @@ impl<'a> ColumnRef<'a> {
 pub struct ColumnBuilder {
     name: String,
     data: ColumnData,
-    /// One flag per row: whether it holds a value. Empty while every row does.
-    valid: Vec<bool>,
+    /// One flag per row: whether it holds a value; `None` while every row does.
+    valid: Option<Vec<bool>>,
     rows: usize,
     unit: Unit,
     zone: String,
@@ -293,7 +293,7 @@ impl ColumnBuilder {
         ColumnBuilder {
             name: name.into(),
             data: ColumnData::Numbers(element, Vec::new()),
-            valid: Vec::new(),
+            valid: None,
             rows: 0,
             unit: Unit::Plain,
             zone: String::new(),
@@ -305,7 +305,7 @@ impl ColumnBuilder {
         ColumnBuilder {
             name: name.into(),
             data: ColumnData::Strings { offsets: vec![0], bytes: Vec::new() },
-            valid: Vec::new(),
+            valid: None,
             rows: 0,
             unit: Unit::Plain,
             zone: String::new(),
@@ -357,11 +357,11 @@ impl ColumnBuilder {
     }
 
     fn mark(&mut self, valid: bool) {
-        if !valid && self.valid.is_empty() {
-            self.valid = vec![true; self.rows];
+        if !valid && self.valid.is_none() {
+            self.valid = Some(vec![true; self.rows]);
         }
-        if !self.valid.is_empty() {
-            self.valid.push(valid);
+        if let Some(flags) = &mut self.valid {
+            flags.push(valid);
         }
         self.rows += 1;
     }
@@ -462,9 +462,9 @@ impl TableBuilder {
             .columns
             .iter()
             .map(|c| {
-                let validity = (!c.valid.is_empty() && c.valid.iter().any(|v| !v)).then(|| {
+                let validity = c.valid.as_ref().filter(|flags| flags.iter().any(|v| !v)).map(|flags| {
                     let mut bits = vec![0u8; rows.div_ceil(8)];
-                    for (i, _) in c.valid.iter().enumerate().filter(|(_, v)| **v) {
+                    for (i, _) in flags.iter().enumerate().filter(|(_, v)| **v) {
                         bits[i / 8] |= 1 << (i % 8);
                     }
                     bits

@@ -149,3 +149,115 @@ fn days_and_civil_dates_agree() {
     assert_eq!(leafwire::table::days_from_civil(2023, 2, 29), None);
     assert_eq!(leafwire::table::days_from_civil(2024, 2, 29), Some(19_782));
 }
+
+#[test]
+fn cells_are_edited_in_place_and_tables_replaced() {
+    use leafwire::{Editor, Number};
+    let mut ed = Editor::new(document()).unwrap();
+    let len = ed.as_bytes().len();
+    ed.set_cell("/data", "id", 2, Some(Number::Int(-40))).unwrap();
+    ed.set_cell("/data", "price", 1, Some(Number::Float(9.5))).unwrap();
+    ed.set_cell("/data", "price", 0, None).unwrap();
+    ed.set_cell("/data", "day", 4, Some(Number::Int(20_000))).unwrap();
+    // In place: the document did not grow.
+    assert_eq!(ed.as_bytes().len(), len);
+    validate(ed.as_bytes()).unwrap();
+    let doc = ed.document().unwrap();
+    let t = doc.pointer("/data").unwrap().table().unwrap();
+    assert_eq!(t.get("id").unwrap().as_slice::<i64>().unwrap(), &[1, 2, -40, 4, 5]);
+    assert_eq!(t.get("price").unwrap().cell(0).unwrap(), Value::Null);
+    assert_eq!(t.get("price").unwrap().cell(1).unwrap(), Value::F64(9.5));
+    assert_eq!(t.get("day").unwrap().cell(4).unwrap(), Value::Int(20_000));
+    // What cannot be done in place is refused with a typed error, and changes nothing.
+    let before = ed.as_bytes().to_vec();
+    assert!(ed.set_cell("/data", "name", 0, Some(Number::Int(1))).is_err());
+    assert!(ed.set_cell("/data", "id", 0, None).is_err());
+    assert!(ed.set_cell("/data", "id", 5, Some(Number::Int(1))).is_err());
+    assert!(ed.set_cell("/data", "day", 0, Some(Number::Int(1 << 40))).is_err());
+    assert!(ed.set_cell("/data", "nope", 0, Some(Number::Int(1))).is_err());
+    assert!(ed.set_cell("/name", "id", 0, Some(Number::Int(1))).is_err());
+    assert_eq!(ed.as_bytes(), &before[..]);
+    // A new table replaces the old one, whose block becomes garbage.
+    let mut small = TableBuilder::new();
+    small.push_column(ColumnBuilder::from_slice("x", &[1.5f32]));
+    let small = small.finish().unwrap();
+    ed.set("/data", &Value::Table(small.clone())).unwrap();
+    assert!(ed.garbage() > 0);
+    validate(ed.as_bytes()).unwrap();
+    assert_eq!(
+        decode(ed.as_bytes()).unwrap(),
+        Value::Object(
+            [("name".to_string(), Value::String("sample".into())), ("data".to_string(), Value::Table(small))]
+                .into_iter()
+                .collect()
+        )
+    );
+    ed.compact().unwrap();
+    validate(ed.as_bytes()).unwrap();
+}
+
+mod generated {
+    use leafwire::{decode, encode, validate, ColumnBuilder, ElementType, TableBuilder, Value};
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Col {
+        Ints(Vec<Option<i32>>),
+        Floats(Vec<Option<f64>>),
+        Strings(Vec<Option<String>>),
+    }
+
+    fn column(rows: usize) -> impl Strategy<Value = Col> {
+        prop_oneof![
+            prop::collection::vec(prop::option::weighted(0.8, any::<i32>()), rows).prop_map(Col::Ints),
+            prop::collection::vec(prop::option::weighted(0.8, any::<f64>()), rows).prop_map(Col::Floats),
+            prop::collection::vec(prop::option::weighted(0.8, ".{0,12}"), rows).prop_map(Col::Strings),
+        ]
+    }
+
+    fn table() -> impl Strategy<Value = Vec<Col>> {
+        (0usize..40).prop_flat_map(|rows| prop::collection::vec(column(rows), 0..6))
+    }
+
+    proptest! {
+        #[test]
+        fn tables_round_trip_and_validate(cols in table()) {
+            let mut t = TableBuilder::new();
+            for (i, c) in cols.iter().enumerate() {
+                let name = format!("c{i}");
+                let mut b = match c {
+                    Col::Ints(_) => ColumnBuilder::numbers(name, ElementType::I32),
+                    Col::Floats(_) => ColumnBuilder::numbers(name, ElementType::F64),
+                    Col::Strings(_) => ColumnBuilder::strings(name),
+                };
+                match c {
+                    Col::Ints(v) => v.iter().for_each(|x| match x { Some(x) => b.push(*x).unwrap(), None => b.push_null() }),
+                    Col::Floats(v) => v.iter().for_each(|x| match x { Some(x) => b.push(*x).unwrap(), None => b.push_null() }),
+                    Col::Strings(v) => v.iter().for_each(|x| match x { Some(x) => b.push_str(x).unwrap(), None => b.push_null() }),
+                }
+                t.push_column(b);
+            }
+            let table = t.finish().unwrap();
+            let value = Value::Array(vec![Value::Int(1), Value::Table(table.clone())]);
+            let bytes = encode(&value).unwrap();
+            validate(&bytes).unwrap();
+            prop_assert_eq!(decode(&bytes).unwrap(), value);
+            let view = table.view();
+            for (c, col) in cols.iter().zip(view.columns()) {
+                let col = col.unwrap();
+                for r in 0..col.len() {
+                    let cell = col.cell(r).unwrap();
+                    let expected = match c {
+                        Col::Ints(v) => v[r].map_or(Value::Null, |x| Value::Int(x as i64)),
+                        Col::Floats(v) => v[r].map_or(Value::Null, Value::F64),
+                        Col::Strings(v) => v[r].clone().map_or(Value::Null, Value::String),
+                    };
+                    match (&cell, &expected) {
+                        (Value::F64(a), Value::F64(b)) => prop_assert_eq!(a.to_bits(), b.to_bits()),
+                        _ => prop_assert_eq!(cell, expected),
+                    }
+                }
+            }
+        }
+    }
+}

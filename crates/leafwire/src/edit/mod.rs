@@ -245,6 +245,15 @@ impl Editor {
         self.at_pointer(pointer, |ed, path| ed.set_element_in(path, index, value))
     }
 
+    /// Writes row `row` of the numeric column `column` of the table at `pointer` in place
+    /// (spec §15.3): `Some(number)` of the column's element type (dates and date-times take
+    /// their integer counts), or `None` to make the cell missing, which needs a column
+    /// with a validity bitmap (one written with a missing cell). String cells and the
+    /// table's shape change by setting a new table.
+    pub fn set_cell(&mut self, pointer: &str, column: &str, row: usize, value: Option<Number>) -> Result<()> {
+        self.at_pointer(pointer, |ed, path| ed.set_cell_in(path, column, row, value))
+    }
+
     /// Runs an edit on the tokens of `pointer`; its errors carry the pointer.
     fn at_pointer<R>(&mut self, pointer: &str, edit: impl FnOnce(&mut Editor, &[&str]) -> Result<R>) -> Result<R> {
         let tokens = parse_pointer(pointer).map_err(|e| e.with_path(pointer))?;
@@ -384,6 +393,48 @@ impl Editor {
             match value {
                 Number::Int(_) | Number::UInt(_) => self.buf[mask + index / 8] |= bit,
                 Number::Float(_) => self.buf[mask + index / 8] &= !bit,
+            }
+        }
+        self.finish()
+    }
+
+    fn set_cell_in(&mut self, path: &[&str], column: &str, row: usize, value: Option<Number>) -> Result<()> {
+        use crate::format::table::{TableBlock, KIND_NUMBERS};
+        let (_, t, p) = self.resolve(path)?;
+        if t != tag::TABLE {
+            return Err(wrong_kind("a table", t, p));
+        }
+        let table = TableBlock::parse(&self.buf, p)?;
+        let i = table.find(&self.buf, column.as_bytes())?.ok_or_else(|| missing(&format!("column \"{column}\"")))?;
+        let entry = table.entry(&self.buf, i)?;
+        if entry.kind != KIND_NUMBERS {
+            return Err(Error::new(Category::WrongType, format!("column \"{column}\" holds strings: set a new table to change them")).at(p));
+        }
+        if row >= table.rows {
+            return Err(missing(&format!("row {row} of a table of {}", table.rows)));
+        }
+        let size = entry.element.size();
+        let bytes = match value {
+            Some(v) => element_bytes(entry.element, v, false)
+                .ok_or_else(|| Error::new(Category::WrongType, format!("{v:?} does not fit a {} cell", entry.element.name())).at(p))?,
+            // A missing cell holds zero (spec §15.1).
+            None => vec![0; size],
+        };
+        let bit = match (&entry.validity, value) {
+            (Some(v), _) => Some(v.start + row / 8),
+            (None, Some(_)) => None,
+            (None, None) => {
+                return Err(Error::new(Category::Unsupported, format!("column \"{column}\" has no validity bitmap: set a new table to make a cell missing")).at(p))
+            }
+        };
+        let at = entry.data.start + row * size;
+        self.touch(at, size);
+        self.buf[at..at + size].copy_from_slice(&bytes);
+        if let Some(b) = bit {
+            self.touch(b, 1);
+            match value {
+                Some(_) => self.buf[b] |= 1 << (row % 8),
+                None => self.buf[b] &= !(1 << (row % 8)),
             }
         }
         self.finish()

@@ -267,6 +267,15 @@ impl Editor {
             Value::String(s) => return data(self, tag::STRING, s.as_bytes()),
             Value::Bytes(b) => return data(self, tag::BYTES, b),
             Value::BigNum(s) => return data(self, tag::BIGNUM, s.as_bytes()),
+            Value::Table(t) => {
+                // Its length, padding to 8 and the body as it is (spec §15.1).
+                let pos = self.buf.len();
+                let mut prefix = [0u8; 17];
+                let n = crate::format::table::write_prefix(&mut prefix, pos, t.body().len());
+                self.buf.extend_from_slice(&prefix[..n]);
+                self.buf.extend_from_slice(t.body());
+                return Ok((tag::TABLE, pos as u64));
+            }
             Value::Typed(t) => {
                 let pos = self.buf.len();
                 let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
@@ -362,6 +371,10 @@ impl Editor {
             }
             tag::TYPED => {
                 let end = TypedHeader::parse(&self.buf, p)?.end();
+                self.zero(pos, end);
+            }
+            tag::TABLE => {
+                let end = crate::format::table::TableBlock::parse(&self.buf, p)?.end();
                 self.zero(pos, end);
             }
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
