@@ -43,6 +43,11 @@ mod recode;
 mod ser;
 pub mod stream;
 pub mod table;
+#[cfg(feature = "arrow")]
+mod table_arrow;
+/// The Arrow crates the `arrow` feature converts tables to (`Table::into_record_batch`).
+#[cfg(feature = "arrow")]
+pub use {arrow_array, arrow_buffer, arrow_schema};
 mod typed_de;
 mod validate;
 mod value;
