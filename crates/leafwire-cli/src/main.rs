@@ -15,6 +15,7 @@ mod progress;
 mod report;
 mod stats;
 mod stream;
+mod tables;
 mod typed;
 
 use std::path::PathBuf;
@@ -206,6 +207,40 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Convert a CSV file to a Leafwire table document (written atomically).
+    ///
+    /// The document's root is {"name": FILE's stem, "schema": its Frictionless Table Schema,
+    /// "data": the table} (spec §15.4). The CSV is read record by record; errors name the
+    /// line and column.
+    #[command(after_help = tables::INFERENCE_RULES)]
+    FromCsv {
+        /// CSV file to read (with a header line), or `-` for stdin.
+        input: PathBuf,
+        /// Leafwire file to write, or `-` for stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Frictionless Table Schema (JSON) giving the columns' types instead of inferring them.
+        #[arg(long)]
+        schema: Option<PathBuf>,
+    },
+    /// Store a Frictionless Data Package as one document (spec §15.4): the descriptor, with
+    /// each tabular resource's CSV as a table in its `data` (its `path` kept as `leafwire:path`).
+    Pack {
+        /// The package's datapackage.json.
+        descriptor: PathBuf,
+        /// Leafwire file to write, or `-` for stdout.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Write a packed data package (or a from-csv document) back out as datapackage.json and
+    /// CSV files (or NAME.csv) under a directory.
+    Unpack {
+        /// Leafwire file to read, or `-` for stdin.
+        input: PathBuf,
+        /// Directory to write into (created if needed).
+        #[arg(short = 'd', long = "dir")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -253,6 +288,9 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Cat { input } => stream::to_jsonl(&input, None),
         Command::Inspect { input } => report::inspect(&input),
         Command::Stats { input, top, json } => stats::run(&input, &stats::Options { top, json }),
+        Command::FromCsv { input, output, schema } => tables::from_csv(&input, &output, schema.as_deref()),
+        Command::Pack { descriptor, output } => tables::pack(&descriptor, &output),
+        Command::Unpack { input, dir } => tables::unpack(&input, &dir),
     }
 }
 
