@@ -63,6 +63,7 @@ else:
         NotFoundError,
         ObjectNode,
         StreamWriter,
+        Table,
         from_json,
         iter_stream,
         to_json,
@@ -106,6 +107,15 @@ else:
         arrays that mix integers and floats are f64 with an "integer mask" (spec §5.2):
         they come back as float64 arrays. ``arrays="list"`` gives nested lists instead, as
         JSON would, with the masked elements as ``int``.
+
+        A table (spec §15) comes back as a dict from column name to its cells: with
+        ``arrays="numpy"``, a numeric column without missing cells is a one-dimensional numpy
+        array of its element type (dates and date-times as their int32/int64 counts, the
+        value §15.2 gives them), and any other column a list (``None`` for a missing cell,
+        ``str`` for strings); with ``arrays="list"``, every column is a list. ``dumps`` of
+        such a dict writes a plain object, not a table. For numpy views, datetime64 columns,
+        masked arrays and Arrow, open the document: ``open(path).tables()``, or a pointer
+        that lands on a table, gives a ``leafwire.Table``.
 
         Raises ``DecodeError`` (a ``ValueError``, with ``.offset``) for malformed input and
         for nesting deeper than ``max_depth`` (at most ``MAX_DEPTH_CAP``, 1024: decoding
@@ -254,6 +264,7 @@ __all__ = [
     "NotFoundError",
     "ObjectNode",
     "StreamWriter",
+    "Table",
     "dump",
     "dumps",
     "edit",

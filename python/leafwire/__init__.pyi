@@ -17,6 +17,7 @@ from ._leafwire import (
     NotFoundError as NotFoundError,
     ObjectNode as ObjectNode,
     StreamWriter as StreamWriter,
+    Table as Table,
     _Source,
     from_json as from_json,
     iter_stream as iter_stream,
@@ -26,7 +27,7 @@ from ._leafwire import (
 
 __all__ = [
     "ArrayNode", "DecodeError", "Document", "EncodeError", "Editor", "NotFoundError", "ObjectNode",
-    "StreamWriter", "dump", "dumps", "edit", "from_json", "iter_stream", "load", "loads", "open",
+    "StreamWriter", "Table", "dump", "dumps", "edit", "from_json", "iter_stream", "load", "loads", "open",
     "to_json", "validate",
 ]
 

@@ -20,10 +20,17 @@ Packed arrays (tag 0x0E, feature bit 0, spec §13) are read by packed.py beside 
 file, imported on the first packed array met (zstandard is needed only for pages with a
 zstd stage).
 
+Tables (tag 0x0F, spec §15) are read with every rule of §15.1 checked (bounds against
+the body and the document, every position against the placement rule, reserved fields,
+flags and padding zero, string offsets, UTF-8, bools, missing cells, bitmap bits).
+
 Python mapping: null -> None, false/true -> bool, int/uint/bignum -> int, f64 and f32
 -> float (binary32 widened), string -> str, bytes -> bytes, array -> list, object ->
 dict (insertion order), intmap -> dict with int keys, typed array -> nested lists
-(row-major; masked f64 elements -> int), packed array -> list.
+(row-major; masked f64 elements -> int), packed array -> list, table -> dict from column
+name to the list of its cells (§15.2: None when missing, bool elements -> bool, numbers
+as int/float, dates and date-times as their integer counts; with ``dates="text"``, as
+their §15.2 JSON text instead).
 """
 
 import importlib.util
@@ -42,7 +49,7 @@ RECORD_OFFSETS = (16, 64)  # root records A and B, 48 bytes each
 MAX_DEPTH = 128  # §10: nesting depth of containers
 
 # §3.1 type tags.
-NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED, PACKED = range(15)
+NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED, PACKED, TABLE = range(16)
 
 # §2.1 feature flags: bit 0 packed arrays (§13); bit 1 page checksums (§2.3), which this
 # reader does not check.
@@ -64,17 +71,22 @@ class FormatError(ValueError):
         self.offset = offset
 
 
-def load(fp, *, max_depth=MAX_DEPTH):
+def load(fp, *, max_depth=MAX_DEPTH, dates="counts"):
     """Decode the Leafwire document read from the binary file object ``fp``."""
-    return loads(fp.read(), max_depth=max_depth)
+    return loads(fp.read(), max_depth=max_depth, dates=dates)
 
 
-def loads(data, *, max_depth=MAX_DEPTH):
-    """Decode a whole Leafwire document (bytes-like) to Python values."""
+def loads(data, *, max_depth=MAX_DEPTH, dates="counts"):
+    """Decode a whole Leafwire document (bytes-like) to Python values. ``dates``: how the
+    date and date-time cells of tables come out, ``"counts"`` (the value of §15.2: days,
+    or seconds...nanoseconds since the epoch) or ``"text"`` (their JSON text, §15.2)."""
+    if dates not in ("counts", "text"):
+        raise ValueError('dates must be "counts" or "text"')
     doc = bytes(data)
     record, dictionary, end, root_tag = _active_record(doc)
     packed = struct.unpack_from("<H", doc, 10)[0] & FLAG_PACKED != 0
     reader = _Reader(doc[:end], dictionary, max_depth, packed)  # bytes past `end` are ignored
+    reader.dates_as_text = dates == "text"
     try:
         root = reader.slot(record + 8, 8, root_tag)  # §2.2: the root is a slot of width 8
         value = reader.value(root_tag, root, record + 40, 0)
@@ -168,6 +180,7 @@ class _Reader:
         self.max_depth = max_depth
         self.packed = packed  # feature bit 0: tag 0x0E may occur
         self.packed_blocks = 0
+        self.dates_as_text = False  # table date and date-time cells as text (§15.2)
         self.budget = len(doc)  # values, typed elements and empty rows still allowed
         self.blocks = []  # (start, end) of every block read
 
@@ -217,7 +230,7 @@ class _Reader:
             raise FormatError(at, "more values than bytes: shared or cyclic subtree")
         if tag == PACKED and not self.packed:  # 0x0E is a known tag only with feature bit 0
             raise FormatError(at, "unknown tag 0x0e (a packed array needs feature bit 0)")
-        if STRING <= tag <= PACKED and payload < HEADER_SIZE:
+        if STRING <= tag <= TABLE and payload < HEADER_SIZE:
             raise FormatError(at, f"block offset {payload} inside the header")
         if tag == NULL:
             return None
@@ -241,6 +254,8 @@ class _Reader:
             return self.typed(payload)
         if tag == PACKED:
             return self.packed_array(payload, depth + 1)
+        if tag == TABLE:
+            return self.table(payload)
         raise FormatError(at, f"unknown tag 0x{tag:02x}")
 
     def length_prefixed(self, p):
@@ -357,3 +372,148 @@ class _Reader:
                 values[i] = int(v)
         self.blocks.append((p, data + count * size + len(mask)))
         return _nest(values, shape)
+
+    def table(self, p):
+        """§15: a table block -> dict from column name to the list of its cells."""
+        length, q = self.varint(p)
+        b = _align(q, 8)  # the body start; positions count from it
+        if b + length > len(self.doc):
+            raise FormatError(p, f"table body of {length} bytes runs past the end of the document")
+        if any(self.doc[q:b]):
+            raise FormatError(q, "table padding is not zero")
+        self.blocks.append((p, b + length))
+        if length < TABLE_HEAD:
+            raise FormatError(b, "table body shorter than its 16-byte head")
+        rows, count, reserved = self.unpack("QII", b)
+        # Checked against the body before anything is read (§15.1, Limits).
+        if count > (length - TABLE_HEAD) // TABLE_ENTRY or rows > 8 * length or rows >= 1 << 63:
+            raise FormatError(b, f"table of {rows} rows and {count} columns does not fit its {length}-byte body")
+        if reserved:
+            raise FormatError(b + 12, "table head's reserved field is not zero")
+
+        def inside(at, n, where):
+            if at + n > length:
+                raise FormatError(where, "a column buffer lies outside the table body")
+            return b + at
+
+        columns = []
+        for i in range(count):
+            e = b + TABLE_HEAD + TABLE_ENTRY * i
+            kind, element, flags, unit, name_len, name_at, data_at, bytes_at, validity_at, zone_at, zone_len, \
+                reserved = self.unpack("BBBBIQQQQQII", e)
+            if reserved or flags & ~1:
+                raise FormatError(e, f"column {i}: reserved field or unknown flags not zero")
+            if kind == 0:
+                if element >= len(ELEMENT_FORMATS) or unit > 5 or (unit == 1 and element != I32_ELEMENT) \
+                        or (unit >= 2 and element != I64_ELEMENT):
+                    raise FormatError(e, f"column {i}: element {element} with unit {unit}")
+                if bytes_at:
+                    raise FormatError(e + 24, f"column {i}: bytes_at of a number column is not 0")
+            elif kind == 1:
+                if element not in (U32_ELEMENT, U64_ELEMENT) or unit:
+                    raise FormatError(e, f"column {i}: string offsets are u32 or u64, without a unit")
+            else:
+                raise FormatError(e, f"column {i}: unknown column kind {kind}")
+            if zone_len and unit < 2:
+                raise FormatError(e + 48, f"column {i}: a time zone on a column that is not of date-times")
+            if not zone_len and zone_at:
+                raise FormatError(e + 40, f"column {i}: zone_at without a zone")
+            if not flags & 1 and validity_at:
+                raise FormatError(e + 32, f"column {i}: validity_at without a bitmap")
+            name = self.utf8(inside(name_at, name_len, e), name_len)
+            zone = self.utf8(inside(zone_at, zone_len, e), zone_len)
+            if any(c["name"] == name for c in columns):
+                raise FormatError(e, f"column {i}: duplicate column name {name!r}")
+            columns.append(dict(at=e, kind=kind, element=element, validity=flags & 1, unit=unit, name=name,
+                                zone=zone, name_at=name_at, zone_at=zone_at, data_at=data_at,
+                                bytes_at=bytes_at, validity_at=validity_at, name_len=name_len, zone_len=zone_len))
+
+        # The placement rule (§15.1): names and zones, then each column's buffers.
+        at = TABLE_HEAD + TABLE_ENTRY * count
+        for c in columns:
+            if c["name_at"] != at or (c["zone_len"] and c["zone_at"] != at + c["name_len"]):
+                raise FormatError(c["at"] + 8, f"column {c['name']!r}: name or zone not where the placement rule puts it")
+            at += c["name_len"] + c["zone_len"]
+        self.budget -= rows * count
+        if self.budget < 0:
+            raise FormatError(b, "table has more cells than the document has bytes")
+        table = {}
+        for c in columns:
+            fmt = ELEMENT_FORMATS[c["element"]]
+            size = struct.calcsize(fmt)
+            data = _align(at, size)
+            if c["data_at"] != data:
+                raise FormatError(c["at"] + 16, f"column {c['name']!r}: data not where the placement rule puts it")
+            if any(self.doc[b + at:b + data]):
+                raise FormatError(b + at, "table padding is not zero")
+            n = rows + 1 if c["kind"] == 1 else rows
+            values = list(struct.unpack(f"<{n}{fmt}", self.doc[inside(data, n * size, c["at"]):b + data + n * size]))
+            at = data + n * size
+            if c["kind"] == 1:
+                if c["bytes_at"] != at:
+                    raise FormatError(c["at"] + 24, f"column {c['name']!r}: bytes not where the placement rule puts it")
+                if values[0] != 0 or any(x > y for x, y in zip(values, values[1:])):
+                    raise FormatError(b + data, f"column {c['name']!r}: string offsets do not start at 0 or decrease")
+                strings = self.doc[inside(at, values[-1], c["at"]):b + at + values[-1]]
+                cells = []
+                for i in range(rows):
+                    try:
+                        cells.append(strings[values[i]:values[i + 1]].decode("utf-8"))
+                    except UnicodeDecodeError as error:
+                        raise FormatError(b + at + values[i] + error.start, f"row {i}: invalid UTF-8") from None
+                at += values[-1]
+            else:
+                cells = values
+                if c["element"] == BOOL_ELEMENT:
+                    if max(cells, default=0) > 1:
+                        raise FormatError(b + data, f"column {c['name']!r}: bool element other than 0 or 1")
+                    cells = [v == 1 for v in cells]
+                elif c["unit"] and self.dates_as_text:
+                    cells = [_time_text(v, c["unit"], bool(c["zone"])) for v in cells]
+            if c["validity"]:
+                if c["validity_at"] != at:
+                    raise FormatError(c["at"] + 32, f"column {c['name']!r}: bitmap not where the placement rule puts it")
+                bitmap = self.doc[inside(at, (rows + 7) // 8, c["at"]):b + at + (rows + 7) // 8]
+                at += len(bitmap)
+                if rows % 8 and bitmap[-1] >> (rows % 8):
+                    raise FormatError(b + at - 1, f"column {c['name']!r}: validity bits past the last row are set")
+                for i in range(rows):
+                    if not bitmap[i // 8] >> (i % 8) & 1:
+                        if (c["kind"] == 1 and values[i] != values[i + 1]) \
+                                or (c["kind"] == 0 and struct.pack("<" + fmt, values[i]) != bytes(size)):
+                            raise FormatError(b + data, f"column {c['name']!r}: missing row {i} is not zero or empty")
+                        cells[i] = None
+            table[c["name"]] = cells
+        if at != length:
+            raise FormatError(b, f"table body is {length} bytes; its columns end at {at}")
+        return table
+
+
+TABLE_HEAD, TABLE_ENTRY = 16, 56
+I32_ELEMENT, I64_ELEMENT, U32_ELEMENT, U64_ELEMENT = 3, 4, 7, 8
+
+
+def _civil_from_days(days):
+    """Days since 1970-01-01 -> (year, month, day), proleptic Gregorian (H. Hinnant)."""
+    z = days + 719468
+    era, doe = divmod(z, 146097)
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, day
+
+
+def _time_text(count, unit, zoned):
+    """§15.2: a date cell as YYYY-MM-DD; a date-time cell as YYYY-MM-DDTHH:MM:SS, a
+    fraction of the unit's digits (3, 6, 9) when not zero, and Z when the column is zoned."""
+    if unit == 1:
+        return "%04d-%02d-%02d" % _civil_from_days(count)
+    per = 10 ** (3 * (unit - 2))
+    secs, frac = divmod(count, per)
+    days, sod = divmod(secs, 86400)
+    text = "%04d-%02d-%02dT%02d:%02d:%02d" % (*_civil_from_days(days), sod // 3600, sod // 60 % 60, sod % 60)
+    if frac:
+        text += ".%0*d" % (3 * (unit - 2), frac)
+    return text + ("Z" if zoned else "")

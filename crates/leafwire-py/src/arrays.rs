@@ -200,6 +200,30 @@ pub fn view<'py>(py: Python<'py>, typed: &TypedRef<'_>, owner: &Bound<'py, PyAny
     unsafe { new_array(py, et, &mut dims, bytes.as_ptr() as *mut c_void, Some(owner)) }
 }
 
+/// A one-dimensional numpy array over `bytes` (whole elements of `et`, e.g. a table
+/// column's data, spec §15): a read-only view whose base is `owner` when given and the
+/// bytes are aligned for `et`, else an owned copy.
+pub fn flat<'py>(py: Python<'py>, et: ElementType, bytes: &[u8], owner: Option<&Bound<'py, PyAny>>, offset: u64) -> PyResult<Bound<'py, PyAny>> {
+    if et == ElementType::Bool {
+        check_bools(py, bytes, offset)?;
+    }
+    let mut dims = dims(py, &[bytes.len() / et.size()], et.size(), offset)?;
+    match owner {
+        Some(owner) if (bytes.as_ptr() as usize) % et.size() == 0 => {
+            // SAFETY: as in `view`: `bytes` lies in memory owned by `owner`, never written
+            // while it is alive; the view is read-only.
+            unsafe { new_array(py, et, &mut dims, bytes.as_ptr() as *mut c_void, Some(owner)) }
+        }
+        _ => {
+            // SAFETY: a null data pointer makes numpy allocate; the new C-contiguous array
+            // holds exactly bytes.len() bytes.
+            let array = unsafe { new_array(py, et, &mut dims, ptr::null_mut(), None)? };
+            unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), data_ptr(&array), bytes.len()) };
+            Ok(array)
+        }
+    }
+}
+
 // ---- numpy → Encoder ----
 
 fn element_type_of(descr: &Bound<'_, PyArrayDescr>) -> Option<ElementType> {

@@ -129,6 +129,15 @@ impl Document {
         }
     }
 
+    /// The document's bytes (they live as long as this `Document`).
+    pub(crate) fn bytes(&self) -> &'static [u8] {
+        self.doc.as_bytes()
+    }
+
+    pub(crate) fn root_node(&self) -> Node<'static> {
+        self.doc.root()
+    }
+
     fn kind_of_owner(&self) -> &'static str {
         match self.owner {
             Owner::Mapped(_) => "mapped file",
@@ -148,6 +157,7 @@ pub fn wrap<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static
     match node.kind() {
         Kind::Array => Ok(Bound::new(py, base().add_subclass(ArrayNode))?.into_any()),
         Kind::Object | Kind::IntMap => Ok(Bound::new(py, base().add_subclass(MapNode))?.into_any()),
+        Kind::Table => Ok(crate::table::Table::new(py, doc, node)?.into_any()),
         _ => {
             let typed = node.typed().map_err(|e| err(py, e))?;
             arrays::view(py, &typed, doc.as_any(), node.offset())
@@ -194,6 +204,14 @@ impl Document {
     fn validate(&self, py: Python<'_>, max_depth: usize) -> PyResult<()> {
         let options = leafwire::ValidateOptions { max_depth: crate::check_depth(max_depth)? };
         leafwire::validate_with(self.doc.as_bytes(), &options).map(|_| ()).map_err(|e| err(py, e))
+    }
+
+    /// The document's tables (spec §15) by name, as `leafwire.Table` objects: for a Data
+    /// Package (spec §15.4), each tabular resource's `name`; for a root object with `name`
+    /// and a table under `data` (`leafwire from-csv`), that name; otherwise the JSON Pointer
+    /// of every table found through objects and arrays.
+    fn tables<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        crate::table::tables(slf.py(), slf)
     }
 
     /// Length of the document in bytes.

@@ -16,6 +16,7 @@ mod loads_general;
 mod node_iter;
 mod strings;
 mod stream;
+mod table;
 
 use leafwire::json::JsonOptions;
 use leafwire::DuplicateKeys;
@@ -285,6 +286,7 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<document::Document>()?;
     m.add_class::<document::MapNode>()?;
     m.add_class::<document::ArrayNode>()?;
+    m.add_class::<table::Table>()?;
     m.add_function(wrap_pyfunction!(edit::edit, m)?)?;
     m.add_class::<edit::Editor>()?;
     m.add_class::<stream::StreamWriter>()?;

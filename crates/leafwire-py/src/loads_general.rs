@@ -154,6 +154,7 @@ impl<'o, 'py> Decoder<'o, 'py> {
             Kind::Array => self.array(node, depth),
             Kind::Object => self.object(node, depth),
             Kind::IntMap => self.intmap(node, depth),
+            Kind::Table => crate::table::value(self.py, node, self.arrays, self.owner, self.buf),
             _ => self.typed(node),
         }
     }
@@ -164,6 +165,7 @@ impl<'o, 'py> Decoder<'o, 'py> {
         match node.kind() {
             Kind::String | Kind::Bytes | Kind::BigNum => string_block(self.buf, node.offset()).map_or(1, |b| Budget::block_cost(b.len())),
             Kind::TypedArray => node.typed().map_or(1, |t| Budget::typed_cost(&t)),
+            Kind::Table => crate::table::cost(self.buf, node),
             _ => 1,
         }
     }
