@@ -245,7 +245,9 @@ fn output_mode(path: &Path, source: Option<&Path>) -> Result<Mode, Failure> {
     {
         use std::os::unix::fs::PermissionsExt;
         let bits = |meta: &fs::Metadata| meta.permissions().mode() & 0o777;
-        let allowed = source.as_ref().map_or(0o777, bits);
+        // Never more open to others than the source; the owner may always write what
+        // they made (a read-only input, like a published dataset, gives a writable output).
+        let allowed = source.as_ref().map_or(0o777, |m| bits(m) | 0o200);
         match existing {
             Some(meta) => Ok(Mode { create: bits(&meta) & allowed, keep: Some(bits(&meta) & allowed) }),
             None => Ok(Mode { create: 0o666 & allowed, keep: None }),

@@ -916,6 +916,10 @@ fn resource_paths(r: &Map) -> Option<Vec<String>> {
 
 fn dialect_delimiter(r: &Map) -> Result<u8, String> {
     match r.get("dialect") {
+        // What this reader does not do is refused, not ignored: a file without a header
+        // line, or quoted otherwise, would be read wrongly.
+        Some(Value::Object(d)) if d.get("header").is_some_and(|h| !matches!(h, Value::Bool(true))) => Err("dialect.header other than true is not supported".into()),
+        Some(Value::Object(d)) if d.get("quoteChar").is_some_and(|q| !matches!(q, Value::String(c) if c == "\"")) => Err("dialect.quoteChar other than '\"' is not supported".into()),
         Some(Value::Object(d)) => match d.get("delimiter") {
             Some(Value::String(s)) if s.len() == 1 => Ok(s.as_bytes()[0]),
             Some(_) => Err("dialect.delimiter must be one ASCII character".into()),
