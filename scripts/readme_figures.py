@@ -9,7 +9,8 @@ Each generated block sits between `<!-- figures:NAME -->` and `<!-- /figures -->
 - sizes:   bench/results/corpus.json, rows `size` (compact JSON is serde_json's output,
            MessagePack is rmp-serde's);
 - summary: the same ratios as bench/RESULTS.md's Summary (bench/scripts/report.py),
-           pooled as the README's rows name them;
+           pooled as the README's rows name them, and two rows from
+           bench/results/tables.json (bench/python/tables.py) when it exists;
 - python:  bench/python/results/full.json (bench/python/run.py, full run).
 
 Standard library only; it needs nothing beyond the repository.
@@ -77,6 +78,14 @@ SUMMARY_ROWS = [
      [(wl, op, "leafwire", None) for wl in ("graphql", "geojson", "workbook") for op in ("encode", "decode", "roundtrip")]),
 ]
 
+# From bench/results/tables.json (bench/python/tables.py, full run): conversion pairs the
+# Leafwire CLI with the peers that write a file; queries pool every query at every size.
+TABLES_RESULTS = RESULTS / "tables.json"
+TABLES_ROWS = [
+    ("tables (Python; CSV 1 MB–1 GB, mmap): sum and filtered sums from the file", "query"),
+    ("tables: CSV / Data Package to a file (`from-csv`, `pack`)", "conversion"),
+]
+
 
 def matches(pattern: str, op: str) -> bool:
     return op.startswith(pattern[:-1]) if pattern.endswith("*") else op == pattern
@@ -107,6 +116,18 @@ def summary() -> str:
         gmean, lo, hi, winners = report.pooled(pairs)
         body.append([label, report.fmt_ratio(gmean), f"{report.fmt_ratio(lo)} – {report.fmt_ratio(hi)} ({len(pairs)})",
                      ", ".join(winners[:3])])
+    # The tables workload (bench/python/tables.py) writes its own format; report.py pairs
+    # its rows the same way (Leafwire ÷ the best other peer per size and query).
+    if TABLES_RESULTS.exists():
+        d = json.loads(TABLES_RESULTS.read_text())
+        for label, kind in TABLES_ROWS:
+            pairs = report.tables_cases(d, kind)
+            if not pairs:
+                body.append([label, "not measured", "", ""])
+                continue
+            gmean, lo, hi, winners = report.pooled(pairs)
+            body.append([label, report.fmt_ratio(gmean), f"{report.fmt_ratio(lo)} – {report.fmt_ratio(hi)} ({len(pairs)})",
+                         ", ".join(winners[:3])])
     return report.table(["workload: operation", "Leafwire ÷ best peer", "range (cases)", "best peer(s)"], body, numeric=False)
 
 
