@@ -221,11 +221,28 @@ else:
         indexes count from the end; keys may contain ``/`` and ``~``). The methods take
         JSON Pointers (RFC 6901: ``~1`` stands for ``/`` and ``~0`` for ``~`` in a key):
         ``set``, ``get``/``pointer``, ``delete``, ``insert``, ``append``, ``rename``,
-        ``set_element``. Reads return plain Python values (typed arrays as numpy
-        *copies*), so ``ed["a"]["b"] = 1`` changes only a copy: nested edits go through
-        pointers, ``ed.set("/a/b", 1)``. Values are converted as by ``dumps`` (numpy
-        arrays become typed arrays). A failed edit raises and leaves the document
+        ``set_element``, ``set_cell``. Reads return plain Python values (typed arrays as
+        numpy *copies*), so ``ed["a"]["b"] = 1`` changes only a copy: nested edits go
+        through pointers, ``ed.set("/a/b", 1)``. Values are converted as by ``dumps``
+        (numpy arrays become typed arrays). A failed edit raises and leaves the document
         unchanged.
+
+        ``set_cell(pointer, column, row, value)`` replaces one cell of a numeric column of
+        the table at ``pointer`` in place (spec §15.3; no relocation, no garbage): an
+        int, float or bool the column's element type holds exactly, for date and
+        date-time columns also a ``numpy.datetime64``, ``datetime.date``/``datetime``
+        (aware ones as their UTC instant) or ISO text no finer than the column's unit, or
+        ``None`` (or NaT) to make the cell missing, which needs a column with a validity
+        bitmap (one that had a missing cell when written)::
+
+            with leafwire.edit("package.lw") as ed:
+                ed.set_cell("/resources/0/data", "Aggregate", 0, 523)
+                ed.set_cell("/resources/0/data", "value", -1, None)
+
+        String cells, and rows or columns, change by setting a new table. Errors:
+        ``NotFoundError`` (pointer, column), ``IndexError`` (row), ``TypeError`` (string
+        column, a value that does not fit), ``ValueError`` (``None`` without a validity
+        bitmap).
 
         Deleting or replacing leaves garbage (``ed.garbage`` bytes) until ``compact()``
         rewrites the document canonically. ``compact_threshold`` (a ``garbage / size``

@@ -1,10 +1,12 @@
 """Type stubs of the compiled extension ``leafwire._leafwire`` (see ``leafwire/__init__.pyi``)."""
 
+import datetime
 import os
 from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import IO, Any, Literal, Optional, Union, final, overload
 
+import numpy
 import numpy.typing as npt
 
 _Buffer = Union[bytes, bytearray, memoryview, Any]  # any C-contiguous buffer
@@ -159,6 +161,10 @@ class Editor:
     def delete(self, pointer: str) -> None: ...
     def rename(self, pointer: str, new_key: Union[str, int]) -> None: ...
     def set_element(self, pointer: str, index: int, value: _Number) -> None: ...
+    def set_cell(
+        self, pointer: str, column: str, row: int,
+        value: Union[_Number, None, str, datetime.date, numpy.datetime64],
+    ) -> None: ...
     def compact(self) -> None: ...
     def commit(self) -> None: ...
     def flush(self) -> None: ...

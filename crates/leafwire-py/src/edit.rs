@@ -8,14 +8,14 @@
 
 use std::path::PathBuf;
 
-use leafwire::{Category, ElementType, Kind, Number, Value};
+use leafwire::{Category, ColumnType, ElementType, Kind, Number, Unit, Value};
 use pyo3::exceptions::{PyIndexError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 
-use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
 use crate::guard::guarded;
+use crate::loads_general::{err, Arrays, Decoder};
 
 /// Where `commit()` makes the edits visible.
 enum Target {
@@ -107,15 +107,93 @@ fn number(obj: &Bound<'_, PyAny>) -> PyResult<Number> {
         return Ok(Number::Int(obj.is_truthy()? as i64));
     }
     if obj.is_instance_of::<PyInt>() || obj.hasattr("__index__")? {
-        return obj
-            .extract::<i64>()
-            .map(Number::Int)
-            .or_else(|_| obj.extract::<u64>().map(Number::from))
-            .map_err(|_| PyOverflowError::new_err(format!("{obj} does not fit in a 64-bit integer, the range set_element writes")));
+        return obj.extract::<i64>().map(Number::Int).or_else(|_| obj.extract::<u64>().map(Number::from)).map_err(
+            |_| {
+                PyOverflowError::new_err(format!(
+                    "{obj} does not fit in a 64-bit integer, the range set_element writes"
+                ))
+            },
+        );
     }
     obj.extract::<f64>().map(Number::Float).map_err(|_| {
-        PyTypeError::new_err(format!("set_element() writes an int or a float, not {}", obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_default()))
+        PyTypeError::new_err(format!(
+            "set_element() writes an int or a float, not {}",
+            obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_default()
+        ))
     })
+}
+
+/// The number `set_cell` writes into a cell of a numeric column; `None` for a missing cell.
+/// Floats go into float columns only; ints into float columns become floats when exact.
+fn cell_number(obj: &Bound<'_, PyAny>, element: ElementType, unit: Unit) -> PyResult<Option<Number>> {
+    let py = obj.py();
+    if obj.is_none() {
+        return Ok(None);
+    }
+    let is_float = matches!(element, ElementType::F32 | ElementType::F64);
+    if unit != Unit::Plain && !obj.is_instance_of::<PyFloat>() && !obj.hasattr("__index__")? {
+        return time_count(obj, unit).map(|c| c.map(Number::Int));
+    }
+    let n = number(obj).map_err(|e| {
+        if e.is_instance_of::<PyOverflowError>(py) {
+            PyOverflowError::new_err(format!("{obj} does not fit in a 64-bit integer, the range set_cell writes"))
+        } else {
+            PyTypeError::new_err(format!(
+                "set_cell() writes an int, float, bool or None, not {}",
+                obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_default()
+            ))
+        }
+    })?;
+    let exact = |v: f64, back: bool| {
+        if back {
+            Ok(Number::Float(v))
+        } else {
+            Err(PyTypeError::new_err(format!("{obj} does not fit a {} cell exactly", element.name())))
+        }
+    };
+    Ok(Some(match n {
+        Number::Int(v) if is_float => exact(v as f64, (v as f64) as i128 == v as i128)?,
+        Number::UInt(v) if is_float => exact(v as f64, (v as f64) as i128 == v as i128)?,
+        other => other,
+    }))
+}
+
+/// The count of a date or date-time column (days, or its unit since 1970-01-01) for a
+/// `numpy.datetime64`, a `datetime.date` or `datetime.datetime` (an aware one as its UTC
+/// instant), or ISO text; `None` for NaT. A value finer than the unit does not fit.
+fn time_count(obj: &Bound<'_, PyAny>, unit: Unit) -> PyResult<Option<i64>> {
+    let py = obj.py();
+    let numpy = py.import("numpy")?;
+    let mut value = obj.clone();
+    let datetime = py.import("datetime")?;
+    if value.is_instance(&datetime.getattr("datetime")?)? && !value.getattr("tzinfo")?.is_none() {
+        let utc = datetime.getattr("timezone")?.getattr("utc")?;
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("tzinfo", py.None())?;
+        value = value.call_method1("astimezone", (utc,))?.call_method("replace", (), Some(&kwargs))?;
+    }
+    let given = numpy.call_method1("datetime64", (&value,)).map_err(|_| {
+        PyTypeError::new_err(format!(
+            "set_cell() writes a date or date-time cell from an int count, numpy.datetime64, datetime.date, datetime.datetime or ISO text, not {}",
+            obj.get_type().qualname().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    if numpy.call_method1("isnat", (&given,))?.is_truthy()? {
+        return Ok(None);
+    }
+    let unit_name = match unit {
+        Unit::Date => "D",
+        Unit::Seconds => "s",
+        Unit::Millis => "ms",
+        Unit::Micros => "us",
+        _ => "ns",
+    };
+    let converted = given.call_method1("astype", (format!("datetime64[{unit_name}]"),))?;
+    let back = converted.call_method1("astype", (given.getattr("dtype")?,))?;
+    if !back.eq(&given)? || numpy.call_method1("isnat", (&converted,))?.is_truthy()? {
+        return Err(PyTypeError::new_err(format!("{given} does not fit a cell of unit {unit_name} exactly")));
+    }
+    Ok(Some(converted.call_method1("astype", ("int64",))?.extract()?))
 }
 
 /// What `[]` does with the key; it decides the exception for a key of a type the root
@@ -146,7 +224,11 @@ impl Editor {
     /// Runs a change on the core editor, without the GIL. A panic there (a bug) may leave
     /// the bytes half-edited, so the editor closes before the panic is raised as
     /// `DecodeError` (guard.rs): nothing half-done can be committed.
-    fn change<R: Send>(&mut self, py: Python<'_>, f: impl FnOnce(&mut leafwire::Editor) -> leafwire::Result<R> + Send) -> PyResult<leafwire::Result<R>> {
+    fn change<R: Send>(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut leafwire::Editor) -> leafwire::Result<R> + Send,
+    ) -> PyResult<leafwire::Result<R>> {
         let core = self.core_mut()?;
         let result = crate::guard::catch(|| py.detach(|| f(core)));
         if result.is_err() {
@@ -162,7 +244,13 @@ impl Editor {
     }
 
     /// The value at `pointer` as Python objects; `None` when the pointer names nothing.
-    fn read<'py>(&self, py: Python<'py>, pointer: &str, arrays: Arrays, max_depth: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        pointer: &str,
+        arrays: Arrays,
+        max_depth: usize,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let doc = self.core()?.document().map_err(|e| err(py, e))?;
         let node = match doc.pointer(pointer) {
             Ok(node) => node,
@@ -228,7 +316,9 @@ impl Editor {
                 }
                 Ok(format!("/{resolved}"))
             }
-            kind => Err(PyTypeError::new_err(format!("the root is a {kind}, not an object, intmap or array; use set(\"\", value)"))),
+            kind => Err(PyTypeError::new_err(format!(
+                "the root is a {kind}, not an object, intmap or array; use set(\"\", value)"
+            ))),
         }
     }
 
@@ -417,6 +507,58 @@ impl Editor {
             other => other,
         })?
         .map_err(|e| edit_err(py, e))
+    }
+
+    /// Writes cell `row` (negative counts from the end) of the numeric column `column` of
+    /// the table at a pointer, in place (spec §15.3). `value` is an int, float or bool that
+    /// the column's element type holds exactly (an int into a float column becomes a
+    /// float); for a date or date-time column, its count (days, or seconds... since 1970)
+    /// or a `numpy.datetime64`, `datetime.date`, `datetime.datetime` (an aware one as its
+    /// UTC instant) or ISO text, which must not be finer than the column's unit. `None`
+    /// (or NaT) makes the cell missing, which needs a column with a validity bitmap (one
+    /// that had a missing cell when written). String cells are not edited in place: set a
+    /// new table. Errors leave the document unchanged: NotFoundError (the pointer or the
+    /// column), IndexError (the row), TypeError (a string column, a value that does not
+    /// fit), ValueError (None in a column without a validity bitmap).
+    fn set_cell(&mut self, pointer: &str, column: &str, row: isize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = value.py();
+        let (rows, column_type, unit) = {
+            let doc = self.core()?.document().map_err(|e| err(py, e))?;
+            let node = doc.pointer(pointer).map_err(|e| to_py(py, e, Side::Decode))?;
+            if node.kind() != Kind::Table {
+                return Err(PyTypeError::new_err(format!("set_cell() edits a table, not the {} at {pointer:?}", node.kind())));
+            }
+            let table = node.table().map_err(|e| err(py, e))?;
+            let c = match table.get(column) {
+                Ok(c) => c,
+                Err(e) if e.category() == Category::NotFound => {
+                    return Err(missing_key(py, &PyString::new(py, column), pointer));
+                }
+                Err(e) => return Err(err(py, e)),
+            };
+            (table.rows(), c.column_type(), c.unit())
+        };
+        let ColumnType::Numbers(element) = column_type else {
+            return Err(PyTypeError::new_err(format!(
+                "column {column:?} holds strings, which are not edited in place: set a new table to change them"
+            )));
+        };
+        let resolved = if row < 0 { row + rows as isize } else { row };
+        if resolved < 0 || resolved as usize >= rows {
+            return Err(PyIndexError::new_err(format!("row {row} out of range for a table of {rows} rows")));
+        }
+        let row = resolved as usize;
+        let value = cell_number(value, element, unit)?;
+        self.change(py, |core| core.set_cell(pointer, column, row, value))?.map_err(|e| match e.category() {
+            Category::Unsupported => {
+                let message = e.to_string();
+                let e = PyValueError::new_err(message);
+                let _ = e.value(py).setattr("category", "unsupported");
+                let _ = e.value(py).setattr("path", pointer);
+                e
+            }
+            _ => edit_err(py, e),
+        })
     }
 
     fn __setitem__(&mut self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
