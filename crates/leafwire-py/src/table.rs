@@ -3,11 +3,14 @@
 //! over the same buffers (and through the Arrow PyCapsule stream protocol); what `loads`
 //! and `to_python` make of a table; `Document.tables()`; `Table.from_columns`.
 //!
-//! Every table is checked against all the rules of §15.1 (`check_table`) before any of its
-//! buffers is handed out: numpy and Arrow trust offsets, UTF-8 and bool bytes, so a
-//! malformed table is a `DecodeError` here, never a wrong read later.
+//! A `Table` checks the table's layout (§15.1: head, entries, where every buffer is; O(columns))
+//! when it is made, and a string or bool column's cells (offsets, UTF-8, bytes 0/1; O(rows)
+//! of that column) before handing that column out: numpy and Arrow trust them, so a
+//! malformed table is a `DecodeError` here, never a wrong read later. Numbers need no check
+//! to be read safely, so reading one column of a big table touches that column only.
+//! `loads` and `to_python`, which read every cell anyway, check the whole table.
 
-use leafwire::format::table::{check_table, TableBlock};
+use leafwire::format::table::{check_layout, check_table, TableBlock};
 use leafwire::{ColumnBuilder, ColumnRef, ColumnType, ElementType, Kind, Node, TableBuilder, TableRef, Unit, Value};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -23,6 +26,15 @@ use crate::loads_general::{err, Arrays, Budget};
 fn checked<'a>(py: Python<'_>, buf: &'a [u8], node: &Node<'a>) -> PyResult<TableRef<'a>> {
     check_table(buf, node.offset()).map_err(|e| err(py, e))?;
     node.table().map_err(|e| err(py, e))
+}
+
+/// Checks the cells of a column that numpy or Arrow would trust: strings (offsets and
+/// UTF-8) and bools (bytes 0 or 1).
+fn trusted(py: Python<'_>, c: &ColumnRef<'_>) -> PyResult<()> {
+    if matches!(c.column_type(), ColumnType::Strings { .. } | ColumnType::Numbers(ElementType::Bool)) {
+        c.check().map_err(|e| err(py, e))?;
+    }
+    Ok(())
 }
 
 /// What reading the whole table costs against a decoder's budget (its body's length).
@@ -144,9 +156,10 @@ pub struct Table {
 }
 
 impl Table {
-    /// The `Table` of a table node of `doc`, checked against every rule of §15.1.
+    /// The `Table` of a table node of `doc`, its layout checked (§15.1; cells are checked
+    /// column by column as they are handed out).
     pub fn new<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static>) -> PyResult<Bound<'py, Table>> {
-        checked(py, doc.get().bytes(), &node)?;
+        check_layout(doc.get().bytes(), node.offset()).map_err(|e| err(py, e))?;
         Bound::new(py, Table { doc: doc.clone().unbind(), node })
     }
 
@@ -178,6 +191,7 @@ impl Table {
 
     /// A column as numpy (numbers) or a list (strings); see `__getitem__`.
     fn column<'py>(&self, py: Python<'py>, c: &ColumnRef<'static>) -> PyResult<Bound<'py, PyAny>> {
+        trusted(py, c)?;
         let ColumnType::Numbers(_) = c.column_type() else { return cells(py, c) };
         let doc = self.doc.bind(py).as_any();
         let mut array = numbers(py, c, Some(doc), self.node.offset())?;
@@ -209,6 +223,7 @@ impl Table {
         pa: &Bound<'py, PyModule>,
         c: &ColumnRef<'static>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        trusted(py, c)?;
         let doc = self.doc.bind(py);
         let buffer = |s: &[u8]| pa.call_method1("foreign_buffer", (s.as_ptr() as usize, s.len(), doc));
         let validity = match c.validity() {

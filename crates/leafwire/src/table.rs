@@ -109,7 +109,7 @@ impl<'a> TableRef<'a> {
         if i >= self.block.columns {
             return Err(Error::not_found(format!("no column {i} in a table of {}", self.block.columns)));
         }
-        Ok(ColumnRef { buf: self.buf, rows: self.block.rows, entry: self.block.entry(self.buf, i)? })
+        Ok(ColumnRef { buf: self.buf, rows: self.block.rows, index: i, entry: self.block.entry(self.buf, i)? })
     }
 
     /// The column named `name`.
@@ -157,6 +157,8 @@ pub enum ColumnType {
 pub struct ColumnRef<'a> {
     buf: &'a [u8],
     rows: usize,
+    /// Its place in the table.
+    index: usize,
     entry: Entry,
 }
 
@@ -251,6 +253,13 @@ impl<'a> ColumnRef<'a> {
             return Err(Error::not_found(format!("row {i} is past the table's {} rows", self.rows)));
         }
         Ok(())
+    }
+
+    /// Checks this column's cells against spec §15.1 (string offsets and UTF-8, bools 0
+    /// or 1, missing cells empty or zero): O(rows), for a reader about to hand the column
+    /// to code that trusts it (Arrow, numpy bools) without validating the whole table.
+    pub fn check(&self) -> Result<()> {
+        crate::format::table::check_column(self.buf, self.rows, self.index, &self.entry)
     }
 
     /// Cell `i` as a value: `Null` when missing, a number of the element type (dates and

@@ -348,6 +348,24 @@ impl Entry {
 
 /// Checks every rule of spec §15.1 for the table block at `offset`; returns its end.
 pub fn check_table(buf: &[u8], offset: u64) -> Result<usize> {
+    let (t, entries) = check_layout(buf, offset)?;
+    for (i, e) in entries.iter().enumerate() {
+        check_column(buf, t.rows, i, e)?;
+    }
+    Ok(t.end())
+}
+
+/// Checks column `i`'s cells (spec §15.1): string offsets and UTF-8, missing cells empty
+/// or zero, bools 0 or 1, validity bits past the last row clear. O(rows): a reader that
+/// hands one column to Arrow checks that column, not the whole table.
+pub fn check_column(buf: &[u8], rows: usize, i: usize, e: &Entry) -> Result<()> {
+    check_cells(buf, rows, e).map_err(|m| Error::malformed(e.at as u64, format!("column {i}: {m}")))
+}
+
+/// Checks every rule of spec §15.1 that is not about cells: the head, the entries, the
+/// placement of every buffer, names, zones and padding. O(columns), whatever the rows;
+/// returns the block and its entries.
+pub fn check_layout(buf: &[u8], offset: u64) -> Result<(TableBlock, Vec<Entry>)> {
     let t = TableBlock::parse(buf, offset)?;
     if buf[t.pos..t.body].iter().skip(varint_end(buf, t.pos) - t.pos).any(|&b| b != 0) || rd_u32(buf, t.body + 12) != 0
     {
@@ -395,7 +413,6 @@ pub fn check_table(buf: &[u8], offset: u64) -> Result<usize> {
         if !e.zone.is_empty() && !e.unit.is_datetime() {
             return Err(bad("a time zone on a column that is not of date-times"));
         }
-        check_cells(buf, &t, e).map_err(|m| Error::malformed(e.at as u64, format!("column {i}: {m}")))?;
     }
     // Padding between buffers is zero: walk the gaps between the used ranges.
     used.sort_unstable_by_key(|r| r.start);
@@ -406,16 +423,16 @@ pub fn check_table(buf: &[u8], offset: u64) -> Result<usize> {
         }
         at = at.max(r.end);
     }
-    Ok(t.end())
+    Ok((t, entries))
 }
 
 fn varint_end(buf: &[u8], pos: usize) -> usize {
     read_varint(buf, pos).map_or(pos, |(_, at)| at)
 }
 
-fn check_cells(buf: &[u8], t: &TableBlock, e: &Entry) -> std::result::Result<(), String> {
+fn check_cells(buf: &[u8], rows: usize, e: &Entry) -> std::result::Result<(), String> {
     if let Some(v) = &e.validity {
-        if t.rows % 8 != 0 && buf[v.end - 1] >> (t.rows % 8) != 0 {
+        if rows % 8 != 0 && buf[v.end - 1] >> (rows % 8) != 0 {
             return Err("validity bits past the last row are set".into());
         }
     }
@@ -423,7 +440,7 @@ fn check_cells(buf: &[u8], t: &TableBlock, e: &Entry) -> std::result::Result<(),
         if e.offset(buf, 0) != 0 {
             return Err("string offsets do not start at 0".into());
         }
-        for i in 0..t.rows {
+        for i in 0..rows {
             let s = e.string_bytes(buf, i).map_err(|err| err.message().to_string())?;
             if !e.is_valid(buf, i) && !s.is_empty() {
                 return Err(format!("missing row {i} holds a string"));
@@ -435,7 +452,7 @@ fn check_cells(buf: &[u8], t: &TableBlock, e: &Entry) -> std::result::Result<(),
         return Ok(());
     }
     let size = e.element.size();
-    for i in 0..t.rows {
+    for i in 0..rows {
         let cell = &buf[e.data.start + i * size..e.data.start + (i + 1) * size];
         if !e.is_valid(buf, i) && cell.iter().any(|&b| b != 0) {
             return Err(format!("missing row {i} holds a non-zero number"));
