@@ -591,13 +591,14 @@ impl RawColumn {
     }
 }
 
-fn infer(name: &str, raw: &RawColumn) -> Field {
+fn infer(name: &str, raw: &[RawColumn]) -> Field {
     let (mut int, mut num, mut boolean, mut date, mut time) = (true, true, true, true, true);
     let (mut zoned, mut naive, mut all_space, mut fraction, mut any) = (false, false, true, false, false);
-    for s in raw.cells().filter(|s| !s.is_empty()) {
+    for s in raw.iter().flat_map(RawColumn::cells).filter(|s| !s.is_empty()) {
         any = true;
         int = int && parse_integer(s).is_some();
-        num = num && is_number(s);
+        // An integer is a number: the number rule need only look at the others.
+        num = num && (int || is_number(s));
         boolean = boolean && (s.eq_ignore_ascii_case("true") || s.eq_ignore_ascii_case("false"));
         date = date && parse_date(s).is_some();
         if time {
@@ -641,11 +642,11 @@ fn infer(name: &str, raw: &RawColumn) -> Field {
 const SPACED: &str = "%Y-%m-%d %H:%M:%S";
 
 /// Converts an inferred column; a column whose date-times overflow their unit stays text.
-fn convert_raw(field: Field, raw: &RawColumn) -> ColumnBuilder {
+fn convert_raw(field: Field, raw: &[RawColumn]) -> ColumnBuilder {
     let lower_bool = field.ty == FieldType::Boolean;
     let mut c = Collector::new(field.clone());
     let mut ok = true;
-    for s in raw.cells() {
+    for s in raw.iter().flat_map(RawColumn::cells) {
         let pushed = match s {
             "" => c.push(None),
             s if lower_bool => c.push(Some(if s.eq_ignore_ascii_case("true") { "true" } else { "false" })),
@@ -660,7 +661,7 @@ fn convert_raw(field: Field, raw: &RawColumn) -> ColumnBuilder {
         Some(Ok(b)) => b,
         _ => {
             let mut c = Collector::new(Field::new(&field.name, FieldType::String, TimeFormat::Default));
-            for s in raw.cells() {
+            for s in raw.iter().flat_map(RawColumn::cells) {
                 c.push((!s.is_empty()).then_some(s)).expect("strings take anything");
             }
             c.finish().expect("strings")
@@ -677,15 +678,20 @@ fn at_cell(line: u64, index: usize, name: &str) -> String {
 }
 
 fn csv_failure(path: &Path, e: csv::Error, header: &[String]) -> Failure {
+    csv_failure_at(path, e, header, 0)
+}
+
+/// As `csv_failure`, for a reader that started `lines` lines into the file.
+fn csv_failure_at(path: &Path, e: csv::Error, header: &[String], lines: u64) -> Failure {
     match e.kind() {
         csv::ErrorKind::Utf8 { pos, err } => {
-            let line = pos.as_ref().map_or(0, |p| p.line());
+            let line = lines + pos.as_ref().map_or(0, |p| p.line());
             let name = header.get(err.field()).map_or("?", String::as_str);
             Failure::new(path, format!("{}: not valid UTF-8", at_cell(line, err.field(), name)))
         }
         csv::ErrorKind::Io(_) => Failure::new(path, e),
         _ => match e.position() {
-            Some(p) => Failure::new(path, format!("line {}: {e}", p.line())),
+            Some(p) => Failure::new(path, format!("line {}: {e}", lines + p.line())),
             None => Failure::new(path, e),
         },
     }
@@ -747,6 +753,152 @@ fn read_csv(
         }
     }
     Ok(())
+}
+
+/// Column `i`'s cells as text, chunk by chunk in file order.
+type RawColumns = Vec<(usize, Vec<RawColumn>)>;
+
+/// Runs `f` on every item on all cores (items taken in turn), keeping their order.
+fn in_parallel<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len().max(1));
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let mut out: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+                        match next {
+                            Some((i, item)) => done.push((i, f(item))),
+                            None => return done,
+                        }
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
+    });
+    out.sort_unstable_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Reads a CSV file's cells as text, column by column. A regular file is mapped and cut
+/// into chunks at record boundaries, which are parsed on all cores; stdin (or a file too
+/// small to cut) is read as one chunk.
+fn read_raw(input: &Path, progress: &Progress) -> Result<(Vec<String>, RawColumns), Failure> {
+    let file = if is_std(input) { None } else { Some(fs::File::open(input).map_err(|e| Failure::new(input, e))?) };
+    let mapped = match &file {
+        // SAFETY: the file is only read, for the length of this call; a CSV changed by
+        // another process while it is converted gives wrong cells or an error, not
+        // unsafety beyond what reading a changing file gives (the map is private).
+        Some(f) if f.metadata().map_or(false, |m| m.is_file() && m.len() >= 1 << 20) => {
+            Some(unsafe { memmap2::MmapOptions::new().map_copy_read_only(f) }.map_err(|e| Failure::new(input, e))?)
+        }
+        _ => None,
+    };
+    let Some(bytes) = mapped.as_deref() else {
+        // One chunk, streamed.
+        let mut names = Vec::new();
+        let mut raws: Vec<RawColumn> = Vec::new();
+        read_csv(input, b',', progress, 0, |row| {
+            match row {
+                Row::Header(h) => {
+                    names = h.to_vec();
+                    raws = h.iter().map(|_| RawColumn::default()).collect();
+                }
+                Row::Record(_, r) => {
+                    for (cell, raw) in r.iter().zip(&mut raws) {
+                        raw.push(cell);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        return Ok((names, raws.into_iter().map(|r| vec![r]).enumerate().collect()));
+    };
+    // The header, as the streamed reader reads it (its errors included).
+    let mut header_reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
+    let names: Vec<String> = match header_reader.headers() {
+        Ok(h) => h
+            .iter()
+            .enumerate()
+            .map(|(i, n)| if i == 0 { n.trim_start_matches('\u{feff}') } else { n }.to_owned())
+            .collect(),
+        Err(e) => return Err(csv_failure(input, e, &[])),
+    };
+    if names.is_empty() || (names.len() == 1 && names[0].is_empty()) {
+        return Err(Failure::new(input, "no header line (the file is empty)"));
+    }
+    let body = header_reader.position().byte() as usize;
+    let chunks = record_chunks(bytes, body, 4 * std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let parsed =
+        in_parallel(chunks, |(start, end, first_line)| parse_chunk(input, &bytes[start..end], first_line, &names));
+    progress.set_position(bytes.len() as u64);
+    let mut columns: Vec<Vec<RawColumn>> = names.iter().map(|_| Vec::new()).collect();
+    for chunk in parsed {
+        for (column, raw) in columns.iter_mut().zip(chunk?) {
+            column.push(raw);
+        }
+    }
+    Ok((names, columns.into_iter().enumerate().collect()))
+}
+
+/// Cuts `bytes[from..]` into about `n` pieces that end at record boundaries: a newline
+/// outside quotes (an even number of `"` since `from`, which RFC 4180's doubled quotes
+/// keep). Each piece comes with the line number of its first line.
+fn record_chunks(bytes: &[u8], from: usize, n: usize) -> Vec<(usize, usize, u64)> {
+    let step = ((bytes.len() - from) / n.max(1)).max(1 << 16);
+    let mut chunks = Vec::new();
+    let (mut start, mut line) = (from, 1 + memchr::memchr_iter(b'\n', &bytes[..from]).count() as u64);
+    let mut quotes_odd = false;
+    while start < bytes.len() {
+        let mut end = (start + step).min(bytes.len());
+        quotes_odd ^= memchr::memchr_iter(b'"', &bytes[start..end]).count() % 2 == 1;
+        // Move to the end of the line, past newlines inside quotes.
+        while end < bytes.len() {
+            match memchr::memchr2(b'\n', b'"', &bytes[end..]) {
+                Some(i) if bytes[end + i] == b'"' => {
+                    quotes_odd = !quotes_odd;
+                    end += i + 1;
+                }
+                Some(i) if quotes_odd => end += i + 1,
+                Some(i) => {
+                    end += i + 1;
+                    break;
+                }
+                None => end = bytes.len(),
+            }
+        }
+        chunks.push((start, end, line));
+        line += memchr::memchr_iter(b'\n', &bytes[start..end]).count() as u64;
+        start = end;
+    }
+    chunks
+}
+
+/// Parses one piece of records (no header) into a column of text per header column.
+fn parse_chunk(path: &Path, bytes: &[u8], first_line: u64, names: &[String]) -> Result<Vec<RawColumn>, Failure> {
+    let mut raws: Vec<RawColumn> = names.iter().map(|_| RawColumn::default()).collect();
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(bytes);
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => return Ok(raws),
+            Ok(true) => {}
+            Err(e) => return Err(csv_failure_at(path, e, names, first_line - 1)),
+        }
+        let line = first_line - 1 + record.position().map_or(0, |p| p.line());
+        if record.len() != names.len() {
+            return Err(Failure::new(
+                path,
+                format!("line {line}: {} fields, but the header has {}", record.len(), names.len()),
+            ));
+        }
+        for (cell, raw) in record.iter().zip(&mut raws) {
+            raw.push(cell);
+        }
+    }
 }
 
 /// Reads a CSV into a table by a schema (its fields in the header's order).
@@ -829,28 +981,16 @@ pub fn from_csv(input: &Path, output: &Path, schema: Option<&Path>) -> Result<()
             (typed.finish(input)?, value)
         }
         None => {
-            let mut names = Vec::new();
-            let mut raws: Vec<RawColumn> = Vec::new();
-            read_csv(input, b',', &progress, 0, |row| {
-                match row {
-                    Row::Header(h) => {
-                        names = h.to_vec();
-                        raws = h.iter().map(|_| RawColumn::default()).collect();
-                    }
-                    Row::Record(_, r) => {
-                        for (cell, raw) in r.iter().zip(&mut raws) {
-                            raw.push(cell);
-                        }
-                    }
-                }
-                Ok(())
-            })?;
+            let (names, raws) = read_raw(input, &progress)?;
+            // Columns are independent: infer and convert them on every core.
+            let converted = in_parallel(raws, |raw| {
+                let field = infer(&names[raw.0], &raw.1);
+                let column = convert_raw(field.clone(), &raw.1);
+                (field, column)
+            });
             let mut t = TableBuilder::new();
             let mut fields = Vec::new();
-            for (name, raw) in names.iter().zip(raws) {
-                let field = infer(name, &raw);
-                let column = convert_raw(field.clone(), &raw);
-                drop(raw);
+            for (name, (field, column)) in names.iter().zip(converted) {
                 let mut entries = vec![("name", string(name))];
                 let ty = match column.element() {
                     None => FieldType::String,
@@ -918,8 +1058,12 @@ fn dialect_delimiter(r: &Map) -> Result<u8, String> {
     match r.get("dialect") {
         // What this reader does not do is refused, not ignored: a file without a header
         // line, or quoted otherwise, would be read wrongly.
-        Some(Value::Object(d)) if d.get("header").is_some_and(|h| !matches!(h, Value::Bool(true))) => Err("dialect.header other than true is not supported".into()),
-        Some(Value::Object(d)) if d.get("quoteChar").is_some_and(|q| !matches!(q, Value::String(c) if c == "\"")) => Err("dialect.quoteChar other than '\"' is not supported".into()),
+        Some(Value::Object(d)) if d.get("header").is_some_and(|h| !matches!(h, Value::Bool(true))) => {
+            Err("dialect.header other than true is not supported".into())
+        }
+        Some(Value::Object(d)) if d.get("quoteChar").is_some_and(|q| !matches!(q, Value::String(c) if c == "\"")) => {
+            Err("dialect.quoteChar other than '\"' is not supported".into())
+        }
         Some(Value::Object(d)) => match d.get("delimiter") {
             Some(Value::String(s)) if s.len() == 1 => Ok(s.as_bytes()[0]),
             Some(_) => Err("dialect.delimiter must be one ASCII character".into()),

@@ -380,3 +380,61 @@ fn shared_csvs_round_trip() {
         assert_same_values(&input, &dir.path().join(format!("{name}.csv")));
     }
 }
+
+/// A file of a few MiB is read in chunks on several threads, cut at record boundaries:
+/// quoted fields holding newlines, commas and doubled quotes across the cuts, and errors
+/// deep in the file, must come out as the one-chunk reader of stdin gives them.
+#[test]
+fn big_files_read_in_chunks_give_what_one_reader_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("id,x,note,day\n");
+    for i in 0..60_000u32 {
+        let note = match i % 5 {
+            0 => format!("\"line one\nline two, {i}\""),
+            1 => format!("\"say \"\"hi\"\" {i}\""),
+            2 => String::new(),
+            _ => format!("plain {i}"),
+        };
+        text.push_str(&format!("{i},{}.5,{note},2020-01-{:02}\n", i % 977, 1 + i % 28));
+    }
+    assert!(text.len() > 2 << 20, "the file must be big enough to be cut");
+    let csv = dir.path().join("big.csv");
+    fs::write(&csv, &text).unwrap();
+    let chunked = dir.path().join("chunked.lw");
+    succeed(&["from-csv", s(&csv), "-o", s(&chunked)]);
+    let streamed = dir.path().join("streamed.lw");
+    let out = Command::new(env!("CARGO_BIN_EXE_leafwire"))
+        .args(["from-csv", "-", "-o", s(&streamed)])
+        .stdin(fs::File::open(&csv).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = |p: &Path| {
+        let bytes = fs::read(p).unwrap();
+        let doc = Document::open(&bytes).unwrap();
+        let t = doc.pointer("/data").unwrap().table().unwrap();
+        t.body().to_vec()
+    };
+    assert_eq!(table(&chunked), table(&streamed));
+
+    // A ragged row and invalid UTF-8 far into the file: the line is the file's line.
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let ragged = dir.path().join("ragged.csv");
+    let mut broken = text.clone();
+    broken.push_str("1,2\n");
+    fs::write(&ragged, &broken).unwrap();
+    let physical_lines = lines.len() + 1;
+    fail(
+        &["from-csv", s(&ragged), "-o", s(&dir.path().join("r.lw"))],
+        &[&format!("line {physical_lines}:"), "2 fields"],
+    );
+    let mut bad = text.into_bytes();
+    bad.extend_from_slice(b"7,1.5,\xff\xfe,2020-01-01\n");
+    let bad_path = dir.path().join("bad.csv");
+    fs::write(&bad_path, &bad).unwrap();
+    fail(
+        &["from-csv", s(&bad_path), "-o", s(&dir.path().join("b.lw"))],
+        &[&format!("line {physical_lines} column 3 (note)"), "UTF-8"],
+    );
+    assert!(!dir.path().join("r.lw").exists() && !dir.path().join("b.lw").exists());
+}

@@ -462,9 +462,10 @@ impl TableBuilder {
                 return Err(Error::new(Category::DuplicateKey, format!("two columns named {:?}", c.name)));
             }
         }
-        struct Parts {
+        struct Parts<'c> {
             shape: ColumnShape,
-            data: Vec<u8>,
+            /// Numbers as they are; string offsets narrowed to u32 when they fit.
+            data: std::borrow::Cow<'c, [u8]>,
             validity: Option<Vec<u8>>,
         }
         let parts: Vec<Parts> = self
@@ -479,15 +480,15 @@ impl TableBuilder {
                     bits
                 });
                 let (kind, element, data, bytes_len) = match &c.data {
-                    ColumnData::Numbers(e, data) => (KIND_NUMBERS, *e, data.clone(), 0),
+                    ColumnData::Numbers(e, data) => (KIND_NUMBERS, *e, std::borrow::Cow::Borrowed(data.as_slice()), 0),
                     ColumnData::Strings { offsets, bytes } if bytes.len() < 1 << 32 => (
                         KIND_STRINGS,
                         ElementType::U32,
-                        offsets.iter().flat_map(|&o| (o as u32).to_le_bytes()).collect(),
+                        offsets.iter().flat_map(|&o| (o as u32).to_le_bytes()).collect::<Vec<u8>>().into(),
                         bytes.len(),
                     ),
                     ColumnData::Strings { offsets, bytes } => {
-                        (KIND_STRINGS, ElementType::U64, bytemuck::cast_slice(offsets).to_vec(), bytes.len())
+                        (KIND_STRINGS, ElementType::U64, bytemuck::cast_slice(offsets).into(), bytes.len())
                     }
                 };
                 let shape = ColumnShape {
