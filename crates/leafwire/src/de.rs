@@ -7,10 +7,10 @@ use std::cell::Cell;
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
-use crate::format::DEFAULT_MAX_DEPTH;
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data;
+use crate::format::DEFAULT_MAX_DEPTH;
 use crate::read::{Children, Node};
 use crate::typed_de::TypedDeserializer;
 use crate::value::Kind;
@@ -27,13 +27,20 @@ pub(crate) struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     pub fn new(root: &Node<'a>) -> Result<Ctx<'a>> {
-        Ok(Ctx { budget: Budget::for_document(root.buf().len()), keys: vec![Cell::new(None); root.key_count() as usize], root: *root })
+        Ok(Ctx {
+            budget: Budget::for_document(root.buf().len()),
+            keys: vec![Cell::new(None); root.key_count() as usize],
+            root: *root,
+        })
     }
 
     /// The text of key `id`, met in the object at `pos`.
     #[inline]
     fn key(&self, id: u64, pos: usize) -> Result<&'a str> {
-        let slot = self.keys.get(id as usize).ok_or_else(|| Error::malformed(pos as u64, format!("key id {id} is not in the dictionary")))?;
+        let slot = self
+            .keys
+            .get(id as usize)
+            .ok_or_else(|| Error::malformed(pos as u64, format!("key id {id} is not in the dictionary")))?;
         if let Some(text) = slot.get() {
             return Ok(text);
         }
@@ -117,13 +124,30 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             }
             Kind::Object => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(MapAccess { node, c: node.container()?, next: 0, value: None, depth_left, ctx: self.ctx })
+                visitor.visit_map(MapAccess {
+                    node,
+                    c: node.container()?,
+                    next: 0,
+                    value: None,
+                    depth_left,
+                    ctx: self.ctx,
+                })
             }
-            // Not yet: a table is read through `Node::table` (its columns in place).
-            Kind::Table => Err(Error::new(crate::Category::Unsupported, "serde cannot read a table yet; use Node::table").at(node.offset())),
+            // A map of columns, each a sequence of cells (spec §15.2).
+            Kind::Table => {
+                self.nested()?;
+                crate::table_de::visit_table(node.table()?, visitor)
+            }
             Kind::IntMap => {
                 let depth_left = self.nested()?;
-                visitor.visit_map(IntMapAccess { node, c: node.container()?, next: 0, value: None, depth_left, ctx: self.ctx })
+                visitor.visit_map(IntMapAccess {
+                    node,
+                    c: node.container()?,
+                    next: 0,
+                    value: None,
+                    depth_left,
+                    ctx: self.ctx,
+                })
             }
         }
     }
@@ -157,16 +181,27 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
         visitor.visit_unit()
     }
 
-    fn deserialize_enum<V: Visitor<'de>>(self, _: &'static str, _: &'static [&'static str], visitor: V) -> Result<V::Value> {
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
         match self.node.kind() {
             Kind::String => visitor.visit_enum(self.node.as_str()?.into_deserializer()),
             Kind::Object => {
                 let mut entries = self.node.entries()?;
                 let (Some(first), None) = (entries.next(), entries.next()) else {
-                    return Err(Error::new(Category::WrongType, "an enum variant must be an object with exactly one key"));
+                    return Err(Error::new(
+                        Category::WrongType,
+                        "an enum variant must be an object with exactly one key",
+                    ));
                 };
                 let (variant, value) = first?;
-                visitor.visit_enum(EnumAccess { variant, value: NodeDeserializer { node: value, depth_left: self.nested()?, ctx: self.ctx } })
+                visitor.visit_enum(EnumAccess {
+                    variant,
+                    value: NodeDeserializer { node: value, depth_left: self.nested()?, ctx: self.ctx },
+                })
             }
             kind => Err(Error::wrong_type("an enum (string or one-key object)", kind)),
         }

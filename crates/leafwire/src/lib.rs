@@ -43,6 +43,7 @@ mod recode;
 mod ser;
 pub mod stream;
 pub mod table;
+mod table_de;
 #[cfg(feature = "arrow")]
 mod table_arrow;
 /// The Arrow crates the `arrow` feature converts tables to (`Table::into_record_batch`).

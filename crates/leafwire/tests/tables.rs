@@ -261,3 +261,30 @@ mod generated {
         }
     }
 }
+
+#[test]
+fn serde_reads_a_table_as_a_map_of_columns() {
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Columns<'a> {
+        id: Vec<i64>,
+        price: Vec<Option<f64>>,
+        #[serde(borrow)]
+        name: Vec<Option<&'a str>>,
+        day: Vec<i32>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Doc<'a> {
+        #[serde(borrow)]
+        data: Columns<'a>,
+    }
+    let bytes = document();
+    let doc: Doc<'_> = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(doc.data.id, [1, 2, 3, 4, 5]);
+    assert_eq!(doc.data.price, [Some(1.5), None, Some(-2.25), Some(0.0), None]);
+    assert_eq!(doc.data.name, [Some("a"), Some("héllo"), None, Some(""), Some("last")]);
+    assert_eq!(doc.data.day, [0, 1, 365, -1, 19_000]);
+    // As a `Value`, the table is the object of columns that spec §15.2 makes of it.
+    let value: Value = leafwire::from_slice(&bytes).unwrap();
+    let Value::Object(root) = value else { panic!("an object") };
+    assert_eq!(root["data"], sample().view().to_value().unwrap());
+}
