@@ -133,6 +133,36 @@ impl<'a> Walk<'a> {
                     Err(e) => return self.fail(format!("typed array to_value: {e}")),
                 }
             }
+            // A packed array (spec §13) is decoded, not walked: the raw API has no reader of
+            // column groups, so it goes through the node API.
+            tag::PACKED => {
+                let node: leafwire::Result<Node<'a>> = match parent {
+                    None => Ok(self.doc.root_node()),
+                    Some((c, i)) => self.doc.child_node(c, i),
+                };
+                match node.and_then(|n| n.to_value()) {
+                    Ok(v) => v,
+                    Err(e) => return self.fail(format!("packed array at {payload}: {e}")),
+                }
+            }
+            // A table (spec §15) is one block: read through the node API, as typed arrays.
+            tag::TABLE => {
+                let node: leafwire::Result<Node<'a>> = match parent {
+                    None => Ok(self.doc.root_node()),
+                    Some((c, i)) => self.doc.child_node(c, i),
+                };
+                let table = match node.and_then(|n| n.table().map(|t| (n, t))) {
+                    Ok(x) => x,
+                    Err(e) => return self.fail(format!("table at {payload}: {e}")),
+                };
+                if !self.spend(table.1.body().len()) {
+                    return None;
+                }
+                match table.0.to_value() {
+                    Ok(v) => v,
+                    Err(e) => return self.fail(format!("table to_value: {e}")),
+                }
+            }
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 if depth >= MAX_DEPTH {
                     return self.fail("too deep".into());
