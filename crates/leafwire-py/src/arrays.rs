@@ -37,7 +37,7 @@ const ELEMENT_TYPES: [ElementType; 11] = [
 
 /// numpy dtype strings of the element types, little-endian as the format stores them (so the
 /// views are right on any machine; on little-endian ones these are the native dtypes).
-fn dtype_str(et: ElementType) -> &'static str {
+pub(crate) fn dtype_str(et: ElementType) -> &'static str {
     match et {
         ElementType::Bool => "|b1",
         ElementType::I8 => "|i1",

@@ -500,7 +500,7 @@ fn build_column(py: Python<'_>, name: &str, column: &Bound<'_, PyAny>, zone: Str
         };
         (et, Unit::Plain, data, mask)
     };
-    let le = dtype_le(et);
+    let le = arrays::dtype_str(et);
     let data = numpy.call_method1("ascontiguousarray", (data, le))?;
     let bytes = data.call_method0("tobytes")?;
     let bytes = bytes.cast::<PyBytes>()?.as_bytes();
@@ -517,22 +517,6 @@ fn build_column(py: Python<'_>, name: &str, column: &Bound<'_, PyAny>, zone: Str
         c = c.with_unit(unit, zone).map_err(bad)?;
     }
     Ok(c)
-}
-
-fn dtype_le(et: ElementType) -> &'static str {
-    match et {
-        ElementType::Bool => "|b1",
-        ElementType::I8 => "|i1",
-        ElementType::I16 => "<i2",
-        ElementType::I32 => "<i4",
-        ElementType::I64 => "<i8",
-        ElementType::U8 => "|u1",
-        ElementType::U16 => "<u2",
-        ElementType::U32 => "<u4",
-        ElementType::U64 => "<u8",
-        ElementType::F32 => "<f4",
-        ElementType::F64 => "<f8",
-    }
 }
 
 /// A column from a list: str/None → strings; bool/None → bool; int/None → i64; numbers

@@ -348,7 +348,16 @@ impl Entry {
 
 /// Checks every rule of spec §15.1 for the table block at `offset`; returns its end.
 pub fn check_table(buf: &[u8], offset: u64) -> Result<usize> {
-    let (t, entries) = check_layout(buf, offset)?;
+    check_block(buf, TableBlock::parse(buf, offset)?)
+}
+
+/// Checks every rule of spec §15.1 for a body held on its own (an owned table's).
+pub fn check_body(body: &[u8]) -> Result<()> {
+    check_block(body, TableBlock::parse_body(body)?).map(|_| ())
+}
+
+fn check_block(buf: &[u8], t: TableBlock) -> Result<usize> {
+    let entries = check_parsed_layout(buf, &t)?;
     for (i, e) in entries.iter().enumerate() {
         check_column(buf, t.rows, i, e)?;
     }
@@ -367,6 +376,12 @@ pub fn check_column(buf: &[u8], rows: usize, i: usize, e: &Entry) -> Result<()> 
 /// returns the block and its entries.
 pub fn check_layout(buf: &[u8], offset: u64) -> Result<(TableBlock, Vec<Entry>)> {
     let t = TableBlock::parse(buf, offset)?;
+    let entries = check_parsed_layout(buf, &t)?;
+    Ok((t, entries))
+}
+
+fn check_parsed_layout(buf: &[u8], t: &TableBlock) -> Result<Vec<Entry>> {
+    // The padding before the body (none for a body held on its own).
     if buf[t.pos..t.body].iter().skip(varint_end(buf, t.pos) - t.pos).any(|&b| b != 0) || rd_u32(buf, t.body + 12) != 0
     {
         return Err(Error::malformed(t.pos as u64, "table padding or reserved field is not zero"));
@@ -423,7 +438,7 @@ pub fn check_layout(buf: &[u8], offset: u64) -> Result<(TableBlock, Vec<Entry>)>
         }
         at = at.max(r.end);
     }
-    Ok((t, entries))
+    Ok(entries)
 }
 
 fn varint_end(buf: &[u8], pos: usize) -> usize {
