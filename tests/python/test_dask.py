@@ -12,6 +12,8 @@ dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 
+pd = pytest.importorskip("pandas")
+
 from leafwire.dask import read_leafwire, table_names  # noqa: E402
 
 PARTS = 5
@@ -74,3 +76,15 @@ def test_globs_lists_columns_and_table_names(files):
         read_leafwire([d / "part03.lw"], table="nope")
     with pytest.raises(FileNotFoundError):
         read_leafwire(d / "nothing-*.lw")
+
+
+def test_rows_per_partition_cuts_big_files(files):
+    d, frames = files
+    df = read_leafwire(d, rows_per_partition=300)
+    assert df.npartitions == PARTS * 4  # 1000 rows: 300 + 300 + 300 + 100
+    got = df.compute(scheduler="sync")
+    assert np.array_equal(got["a"].to_numpy(), np.concatenate([f[0] for f in frames]))
+    assert [None if v is None or v is pd.NA else v for v in got["s"].tolist()] == sum((f[2] for f in frames), [])
+    assert df["x"].sum().compute(scheduler="sync") == pytest.approx(float(sum(f[1].sum() for f in frames)))
+    with pytest.raises(ValueError):
+        read_leafwire(d, rows_per_partition=0)

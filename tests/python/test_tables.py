@@ -281,3 +281,22 @@ def test_reference_rejects_misplaced_buffers():
         leafwire.loads(bytes(data))
     with pytest.raises(leafwire.DecodeError):
         leafwire.open(bytes(data)).root
+
+
+def test_to_arrow_reads_only_the_columns_asked_for():
+    data = bytearray(leafwire.Table.from_columns({"a": np.arange(4, dtype=np.int64), "s": ["ok", "zzzz", None, "x"], "f": np.ones(4)}))
+    at = data.index(b"zzzz")
+    data[at:at + 4] = b"\xff\xfe\xff\xfe"  # not UTF-8: found when the column is handed out
+    t = leafwire.open(bytes(data)).root
+    got = t.to_arrow(["f", 0])
+    assert got.column_names == ["f", "a"]
+    assert got.column("a").to_pylist() == [0, 1, 2, 3]
+    assert list(t.to_pandas(columns=["a"]).columns) == ["a"]
+    with pytest.raises(leafwire.DecodeError):
+        t.to_arrow()
+    with pytest.raises(leafwire.DecodeError):
+        t.to_arrow(["s"])
+    with pytest.raises(KeyError):
+        t.to_arrow(["nope"])
+    with pytest.raises(IndexError):
+        t.to_arrow([7])

@@ -357,15 +357,21 @@ impl Table {
     /// exception: their bytes are packed into Arrow's bits (a copy). Dates are `date32`,
     /// date-times `timestamp(unit, tz)` (tz None when naive), strings `string` (u32
     /// offsets) or `large_string`.
-    fn to_arrow<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    ///
+    /// `columns` (names or numbers) reads only those columns, in that order: the others
+    /// are not touched, not even to check their strings.
+    #[pyo3(signature = (columns = None))]
+    fn to_arrow<'py>(&self, py: Python<'py>, columns: Option<Vec<Bound<'py, PyAny>>>) -> PyResult<Bound<'py, PyAny>> {
         let pa = py.import("pyarrow")?;
-        let t = self.view(py)?;
-        let mut arrays = Vec::with_capacity(t.column_count());
-        let mut names = Vec::with_capacity(t.column_count());
-        for c in t.columns() {
-            let c = c.map_err(|e| err(py, e))?;
+        let picked: Vec<ColumnRef<'static>> = match columns {
+            Some(keys) => keys.iter().map(|k| self.column_ref(py, k)).collect::<PyResult<_>>()?,
+            None => self.view(py)?.columns().collect::<Result<_, _>>().map_err(|e| err(py, e))?,
+        };
+        let mut arrays = Vec::with_capacity(picked.len());
+        let mut names = Vec::with_capacity(picked.len());
+        for c in &picked {
             names.push(c.name().map_err(|e| err(py, e))?);
-            arrays.push(self.arrow_column(py, &pa, &c)?);
+            arrays.push(self.arrow_column(py, &pa, c)?);
         }
         let kwargs = PyDict::new(py);
         kwargs.set_item("names", names)?;
@@ -376,12 +382,13 @@ impl Table {
     /// DuckDB and other Arrow consumers read the table through it (see `to_arrow`).
     #[pyo3(signature = (requested_schema = None))]
     fn __arrow_c_stream__<'py>(&self, py: Python<'py>, requested_schema: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
-        self.to_arrow(py)?.call_method1("__arrow_c_stream__", (requested_schema,))
+        self.to_arrow(py, None)?.call_method1("__arrow_c_stream__", (requested_schema,))
     }
 
-    /// A `pandas.DataFrame` (through `to_arrow`).
-    fn to_pandas<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.to_arrow(py)?.call_method0("to_pandas")
+    /// A `pandas.DataFrame` (through `to_arrow`, with its `columns`).
+    #[pyo3(signature = (columns = None))]
+    fn to_pandas<'py>(&self, py: Python<'py>, columns: Option<Vec<Bound<'py, PyAny>>>) -> PyResult<Bound<'py, PyAny>> {
+        self.to_arrow(py, columns)?.call_method0("to_pandas")
     }
 
     /// Leafwire bytes of a new document holding one table made from `columns`, a dict from
