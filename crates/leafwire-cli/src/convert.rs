@@ -102,8 +102,9 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
 pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
-    if leafwire::is_packed_document(file.as_bytes()) {
-        // Values inside packed arrays have no nodes: the lookup decodes what it needs.
+    if leafwire::is_packed_document(file.as_bytes()) || pointer::through_table(&doc, input, pointer)? {
+        // Values inside packed arrays, and a table's columns and cells, have no nodes: the
+        // lookup decodes what it needs.
         let value = doc.pointer_value(pointer).map_err(|e| Failure::leafwire(input, e))?;
         let bytes = leafwire::encode_with(&value, crate::READ_DEPTH).map_err(|e| Failure::leafwire(input, e))?;
         let inner = leafwire::Document::open(&bytes).map_err(|e| Failure::leafwire(input, e))?;

@@ -438,3 +438,18 @@ fn big_files_read_in_chunks_give_what_one_reader_gives() {
     );
     assert!(!dir.path().join("r.lw").exists() && !dir.path().join("b.lw").exists());
 }
+
+#[test]
+fn get_reaches_columns_and_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("every.csv");
+    fs::write(&input, EVERY_TYPE).unwrap();
+    let doc = dir.path().join("every.lw");
+    succeed(&["from-csv", s(&input), "-o", s(&doc)]);
+    assert_eq!(succeed(&["get", s(&doc), "/data/int"]), "[1,null,3,4]\n");
+    assert_eq!(succeed(&["get", s(&doc), "/data/text/1"]), "\"two\\nlines \\\"quoted\\\"\"\n");
+    assert_eq!(succeed(&["get", s(&doc), "/data/float/3"]), "0.25\n");
+    assert_eq!(succeed(&["get", s(&doc), "/schema/fields/0/name"]), "\"int\"\n");
+    fail(&["get", s(&doc), "/data/nope/0"], &["no column \"nope\"", "/data/nope/0"]);
+    fail(&["get", s(&doc), "/data/int/4"], &["row 4", "/data/int/4"]);
+}

@@ -123,8 +123,7 @@ impl<'a> TableRef<'a> {
         let mut map = crate::value::Map::default();
         for c in self.columns() {
             let c = c?;
-            let cells = (0..c.len()).map(|i| c.cell(i)).collect::<Result<Vec<Value>>>()?;
-            map.insert(c.name()?.to_owned(), Value::Array(cells));
+            map.insert(c.name()?.to_owned(), c.to_value()?);
         }
         Ok(Value::Object(map))
     }
@@ -252,6 +251,11 @@ impl<'a> ColumnRef<'a> {
     /// to code that trusts it (Arrow, numpy bools) without validating the whole table.
     pub fn check(&self) -> Result<()> {
         crate::format::table::check_column(self.buf, self.rows, self.index, &self.entry)
+    }
+
+    /// The column as a value (spec §15.2): an array of its cells.
+    pub fn to_value(&self) -> Result<Value> {
+        (0..self.len()).map(|i| self.cell(i)).collect::<Result<Vec<Value>>>().map(Value::Array)
     }
 
     /// Cell `i` as a value: `Null` when missing, a number of the element type (dates and

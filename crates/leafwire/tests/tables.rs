@@ -288,3 +288,26 @@ fn serde_reads_a_table_as_a_map_of_columns() {
     let Value::Object(root) = value else { panic!("an object") };
     assert_eq!(root["data"], sample().view().to_value().unwrap());
 }
+
+#[test]
+fn pointers_reach_columns_and_cells() {
+    let bytes = leafwire::AlignedBytes::new(&document());
+    let doc = Document::open(&bytes).unwrap();
+    assert_eq!(doc.pointer_value("/data/name/1").unwrap(), Value::String("héllo".into()));
+    assert_eq!(doc.pointer_value("/data/price/1").unwrap(), Value::Null);
+    assert_eq!(doc.pointer_value("/data/price/2").unwrap(), Value::F64(-2.25));
+    assert_eq!(doc.pointer_value("/data/day/2").unwrap(), Value::Int(365));
+    let id = doc.pointer_value("/data/id").unwrap();
+    assert_eq!(id, Value::Array((1..=5).map(Value::Int).collect()));
+    assert!(matches!(doc.pointer_value("/data").unwrap(), Value::Table(_)));
+    for (pointer, says) in [
+        ("/data/nope", "no column"),
+        ("/data/id/5", "past the table"),
+        ("/data/id/x", "not an array index"),
+        ("/data/id/0/more", "cannot step into"),
+    ] {
+        let e = doc.pointer_value(pointer).unwrap_err();
+        assert_eq!(e.category(), leafwire::Category::NotFound, "{pointer}: {e}");
+        assert!(e.to_string().contains(says) && e.to_string().contains(pointer), "{pointer}: {e}");
+    }
+}

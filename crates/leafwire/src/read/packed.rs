@@ -3,12 +3,13 @@
 //! are decoded, not in the document's bytes, so they come out owned: a [`Node`] cannot
 //! stand for them.
 
-use super::pointer::{walk, Token};
+use super::pointer::{walk, Step, Token};
 use super::{Document, Node, Pointer};
 use crate::error::{Category, Error, Result};
 use crate::format::tag;
 use crate::packed;
-use crate::value::Value;
+use crate::table::TableRef;
+use crate::value::{Kind, Value};
 
 impl<'a> Node<'a> {
     /// Whether this is a packed array (it reads as an array; its elements are decoded).
@@ -81,8 +82,9 @@ impl<'a> Node<'a> {
 
 impl Document<'_> {
     /// The value at a JSON Pointer, decoded: the lookup that also reaches inside packed
-    /// arrays, decoding only the stripe of the element on the path. In documents without
-    /// them, [`Document::pointer`] is the cheaper call.
+    /// arrays, decoding only the stripe of the element on the path, and inside tables
+    /// (`/table/column` is the column's cells, `/table/column/7` one cell, read in place;
+    /// spec §15.2). In documents without them, [`Document::pointer`] is the cheaper call.
     pub fn pointer_value(&self, pointer: &str) -> Result<Value> {
         let prepared = Pointer::parse(pointer)?;
         let mut node = self.root();
@@ -97,9 +99,26 @@ impl Document<'_> {
                 }
                 return Ok(value.0);
             }
+            if node.kind() == Kind::Table {
+                return table_value(node.table()?, step, steps).map_err(|e| e.with_path(pointer));
+            }
             node = walk(node, std::iter::once(step)).map_err(|e| e.with_path(pointer))?;
         }
         node.to_value()
+    }
+}
+
+/// What the steps from `column` on name inside a table: a column, or one of its cells.
+fn table_value<'t>(table: TableRef<'_>, column: &Step, mut rest: impl Iterator<Item = &'t Step>) -> Result<Value> {
+    let name = std::str::from_utf8(column.key())
+        .map_err(|_| Error::not_found(format!("no column {:?} in the table", String::from_utf8_lossy(column.key()))))?;
+    let column = table.get(name)?;
+    let Some(row) = rest.next() else { return column.to_value() };
+    let i = row.index().ok_or_else(|| not_an_index(row.bytes()))?;
+    let cell = column.cell(i)?;
+    match rest.next() {
+        None => Ok(cell),
+        Some(next) => step_into(cell, next.key()),
     }
 }
 
