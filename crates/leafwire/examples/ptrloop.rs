@@ -1,14 +1,21 @@
-//! Profiling aid: resolves one JSON Pointer in a loop (`perf record` target).
+//! Profiling aid: resolves one JSON Pointer in a loop (`perf record` or callgrind target).
+//! `OPEN=1` opens the document in every iteration too, as the corpus bench's lookup does.
 fn main() {
     let mut args = std::env::args().skip(1);
     let (path, pointer) = (args.next().unwrap(), args.next().unwrap());
     let bytes = leafwire::AlignedBytes::new(&leafwire::json::from_json(&std::fs::read(path).unwrap()).unwrap());
-    let doc = leafwire::Document::open(&bytes).unwrap();
     let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000_000);
+    let reopen = std::env::var("OPEN").is_ok_and(|v| v == "1");
+    let doc = leafwire::Document::open(&bytes).unwrap();
     let t = std::time::Instant::now();
     let mut acc = 0usize;
     for _ in 0..n {
-        acc += doc.pointer(std::hint::black_box(&pointer)).unwrap().kind() as usize;
+        acc += if reopen {
+            let doc = leafwire::Document::open(std::hint::black_box(&bytes)).unwrap();
+            doc.pointer(std::hint::black_box(&pointer)).unwrap().kind() as usize
+        } else {
+            doc.pointer(std::hint::black_box(&pointer)).unwrap().kind() as usize
+        };
     }
     println!("{:.1} ns per lookup ({acc})", t.elapsed().as_nanos() as f64 / n as f64);
 }

@@ -113,3 +113,44 @@ fn json_writer_escapes_as_serde_json_does() {
     let doc = Document::open(&bytes).unwrap();
     assert_eq!(leafwire::json::to_json(&bytes).unwrap(), serde_json::to_string(&doc.root()).unwrap());
 }
+
+/// One index into a one-dimensional typed array is read inline (`rank1`); it must name
+/// what the array's own decode gives, for every element type, and refuse what it refuses.
+#[test]
+fn indexes_into_flat_typed_arrays_read_every_element_type() {
+    #[derive(serde::Serialize)]
+    struct Flat {
+        i8s: Vec<i8>,
+        u16s: Vec<u16>,
+        i32s: Vec<i32>,
+        u64s: Vec<u64>,
+        f32s: Vec<f32>,
+        f64s: Vec<f64>,
+        bools: Vec<bool>,
+    }
+    let flat = Flat {
+        i8s: vec![-128, 0, 127],
+        u16s: vec![0, 65_535],
+        i32s: vec![i32::MIN, 7, i32::MAX],
+        u64s: vec![0, u64::MAX, 1 << 40],
+        f32s: vec![1.5, -0.0, f32::MAX],
+        f64s: vec![0.1, -2.5e300],
+        bools: vec![true, false, true],
+    };
+    let bytes = leafwire::to_vec(&flat).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    for key in ["i8s", "u16s", "i32s", "u64s", "f32s", "f64s", "bools"] {
+        let whole = doc.pointer(&format!("/{key}")).unwrap();
+        let leafwire::Value::Typed(typed) = whole.to_value().unwrap() else { panic!("{key}: not a typed array") };
+        let leafwire::Value::Array(items) = typed.to_nested() else { panic!("{key}: not one-dimensional") };
+        for (i, item) in items.iter().enumerate() {
+            let one = doc.pointer(&format!("/{key}/{i}")).unwrap().to_value().unwrap();
+            assert_eq!(&one, item, "/{key}/{i}");
+            assert_eq!(one, doc.resolve(&format!("/{key}/{i}").parse().unwrap()).unwrap().to_value().unwrap());
+        }
+        for bad in [format!("/{key}/{}", items.len()), format!("/{key}/x"), format!("/{key}/0/0"), format!("/{key}/00")] {
+            let e = doc.pointer(&bad).unwrap_err();
+            assert_eq!(e.category(), leafwire::Category::NotFound, "{bad}: {e}");
+        }
+    }
+}

@@ -10,10 +10,10 @@
 use std::str::FromStr;
 
 use super::lookup;
-use super::typed::TypedRef;
+use super::typed::{element_value, TypedRef};
 use super::Node;
 use crate::error::{Category, Error, Result};
-use crate::format::typed::TypedHeader;
+use crate::format::typed::{rank1, TypedHeader};
 use crate::format::{hash, tag};
 
 /// A JSON Pointer parsed once: its tokens unescaped, their key hashes and array indices
@@ -250,8 +250,28 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
 
 /// The rest of a walk inside a typed array: the header is read once, each token is an
 /// index along the next axis, and the result is a row (a node with a level) or an element.
+fn walk_typed<'a, T: Token>(node: Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
+    // The common case, one index into a one-dimensional array without a mask or spare
+    // rows, is read inline (`rank1`), without building the header.
+    if node.level == 0 {
+        if let Some((element, data_pos, count)) = rank1(node.buf, node.payload) {
+            let Some(first) = tokens.next() else { return Ok(node) };
+            if let Some(second) = tokens.next() {
+                return walk_typed_general(node, [first, second].into_iter().chain(tokens));
+            }
+            let i = first.index().ok_or_else(|| not_an_index(first.bytes()))?;
+            if i >= count {
+                return Err(lookup::out_of_range(i, count, node.payload));
+            }
+            let (size, at) = (element.size(), data_pos + i * element.size());
+            return Ok(node.element_node(element_value(element, &node.buf[at..at + size])));
+        }
+    }
+    walk_typed_general(node, tokens)
+}
+
 #[cold]
-fn walk_typed<'a, T: Token>(node: Node<'a>, tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
+fn walk_typed_general<'a, T: Token>(node: Node<'a>, tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
     let header = TypedHeader::parse(node.buf, node.payload)?;
     let (mut level, mut start) = (node.level, node.start);
     for token in tokens {
