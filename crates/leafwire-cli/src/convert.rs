@@ -102,9 +102,20 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
 pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
-    if leafwire::is_packed_document(file.as_bytes()) || pointer::through_table(&doc, input, pointer)? {
-        // Values inside packed arrays, and a table's columns and cells, have no nodes: the
-        // lookup decodes what it needs.
+    // A table's columns and cells have no nodes: they are read from the column in place,
+    // and written as the table's JSON writes them (dates as text).
+    pointer::tokens(input, pointer)?; // a malformed pointer is reported in this command's words
+    let in_table = match leafwire::is_packed_document(file.as_bytes()) {
+        true => None,
+        false => doc.pointer_in_table(pointer).map_err(|e| Failure::leafwire(input, e))?,
+    };
+    if let Some((column, row)) = in_table {
+        let mut text = leafwire::json::table_part_to_json(&column, row).map_err(|e| Failure::leafwire(input, e))?;
+        text.push('\n');
+        return write_stdout(text.as_bytes());
+    }
+    if leafwire::is_packed_document(file.as_bytes()) {
+        // Values inside packed arrays have no nodes: the lookup decodes what it needs.
         let value = doc.pointer_value(pointer).map_err(|e| Failure::leafwire(input, e))?;
         let bytes = leafwire::encode_with(&value, crate::READ_DEPTH).map_err(|e| Failure::leafwire(input, e))?;
         let inner = leafwire::Document::open(&bytes).map_err(|e| Failure::leafwire(input, e))?;

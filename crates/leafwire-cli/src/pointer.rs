@@ -62,20 +62,6 @@ pub fn resolve<'a>(doc: &Document<'a>, input: &Path, pointer: &str) -> Result<No
     resolve_first(doc, input, pointer, &tokens, tokens.len())
 }
 
-/// Whether `pointer` steps into a table (spec §15.2: `/table/column/row`), whose columns
-/// and cells are values without nodes.
-pub fn through_table(doc: &Document<'_>, input: &Path, pointer: &str) -> Result<bool, Failure> {
-    let tokens = tokens(input, pointer)?;
-    for token in tokens.iter().take(tokens.len().saturating_sub(1)) {
-        match doc.pointer(&pointer[..token.end]) {
-            Ok(node) if node.kind() == Kind::Table => return Ok(true),
-            Ok(_) => {}
-            Err(_) => return Ok(false),
-        }
-    }
-    Ok(doc.root().kind() == Kind::Table && !tokens.is_empty())
-}
-
 /// The value at the first `n` of `pointer`'s `tokens` (its parent, for `n = len - 1`);
 /// a failure names the whole pointer.
 pub fn resolve_first<'a>(doc: &Document<'a>, input: &Path, pointer: &str, tokens: &[Token<'_>], n: usize) -> Result<Node<'a>, Failure> {

@@ -450,6 +450,14 @@ fn get_reaches_columns_and_cells() {
     assert_eq!(succeed(&["get", s(&doc), "/data/text/1"]), "\"two\\nlines \\\"quoted\\\"\"\n");
     assert_eq!(succeed(&["get", s(&doc), "/data/float/3"]), "0.25\n");
     assert_eq!(succeed(&["get", s(&doc), "/schema/fields/0/name"]), "\"int\"\n");
+    // Dates as the table's JSON writes them, not as their day counts.
+    assert_eq!(succeed(&["get", s(&doc), "/data/day/0"]), "\"2024-02-29\"\n");
+    assert_eq!(succeed(&["get", s(&doc), "/data/day"]), "[\"2024-02-29\",\"1970-01-01\",null,\"1900-03-01\"]\n");
+    let whole: serde_json::Value = serde_json::from_str(&succeed(&["to-json", s(&doc)])).unwrap();
+    for column in ["int", "float", "flag", "day", "at", "zoned", "spaced", "text", "mixed", "empty"] {
+        let got: serde_json::Value = serde_json::from_str(&succeed(&["get", s(&doc), &format!("/data/{column}")])).unwrap();
+        assert_eq!(got, whole["data"][column], "{column}");
+    }
     fail(&["get", s(&doc), "/data/nope/0"], &["no column \"nope\"", "/data/nope/0"]);
     fail(&["get", s(&doc), "/data/int/4"], &["row 4", "/data/int/4"]);
 }

@@ -9,7 +9,9 @@ use crate::format::DEFAULT_MAX_DEPTH;
 use crate::read::Document;
 use crate::value::Value;
 
-pub use write::{to_json_node, write_json_node, write_json_node_pretty, write_json_node_pretty_with, write_json_node_with};
+pub use write::{
+    table_part_to_json, to_json_node, write_json_node, write_json_node_pretty, write_json_node_pretty_with, write_json_node_with,
+};
 
 /// Options of the JSON → Leafwire conversion.
 #[derive(Debug, Clone, Copy)]

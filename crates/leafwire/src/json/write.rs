@@ -50,6 +50,54 @@ pub fn write_json_node_pretty_with<W: Write>(node: &Node<'_>, writer: W, max_dep
     Owned::new(*node, true, max_depth).serialize_into(&mut ser)
 }
 
+/// JSON text of what a pointer names inside a table ([`crate::Document::pointer_in_table`]):
+/// the column's cells as an array, or the cell of `row`, written as the whole table's JSON
+/// writes them (spec §15.2: dates and date-times as text).
+pub fn table_part_to_json(column: &crate::table::ColumnRef<'_>, row: Option<usize>) -> Result<String> {
+    let mut out = Vec::new();
+    match row {
+        Some(i) => write_cell(&mut out, column, i)?,
+        None => {
+            out.push(b'[');
+            for i in 0..column.len() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_cell(&mut out, column, i)?;
+            }
+            out.push(b']');
+        }
+    }
+    Ok(String::from_utf8(out).expect("JSON text is UTF-8"))
+}
+
+/// Cell `i` of a table column as JSON (spec §15.2).
+fn write_cell(out: &mut Vec<u8>, column: &crate::table::ColumnRef<'_>, i: usize) -> Result<()> {
+    let at = || format!("{}/{i}", column.name().unwrap_or(""));
+    match column.cell(i)? {
+        crate::Value::Null => out.extend_from_slice(b"null"),
+        crate::Value::String(s) => write_str(out, &s),
+        crate::Value::Int(v) if column.unit() != crate::table::Unit::Plain => {
+            out.push(b'"');
+            crate::table::write_time_text(out, v, column.unit(), !column.zone()?.is_empty());
+            out.push(b'"');
+        }
+        crate::Value::Int(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+        crate::Value::UInt(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+        crate::Value::Bool(b) => out.extend_from_slice(if b { b"true" } else { b"false" }),
+        crate::Value::F64(v) if v.is_finite() => {
+            let _ = CompactFormatter.write_f64(out, v);
+        }
+        crate::Value::F32(v) if v.is_finite() => {
+            let _ = CompactFormatter.write_f32(out, v);
+        }
+        crate::Value::F64(v) => return Err(in_step(not_finite(v, 0), at)),
+        crate::Value::F32(v) => return Err(in_step(not_finite(v as f64, 0), at)),
+        _ => unreachable!("table cells are scalars"),
+    }
+    Ok(())
+}
+
 /// The text is gathered in a buffer and handed to the writer about this much at a time.
 const FLUSH_AT: usize = 64 << 10;
 
@@ -168,21 +216,7 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
                 if self.out.len() >= FLUSH_AT {
                     self.flush()?;
                 }
-                match column.cell(i)? {
-                    crate::Value::Null => self.out.extend_from_slice(b"null"),
-                    crate::Value::String(s) => write_str(&mut self.out, &s),
-                    crate::Value::Int(v) if column.unit() != crate::table::Unit::Plain => {
-                        self.out.push(b'"');
-                        crate::table::write_time_text(&mut self.out, v, column.unit(), !column.zone()?.is_empty());
-                        self.out.push(b'"');
-                    }
-                    crate::Value::Int(v) => self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
-                    crate::Value::UInt(v) => self.out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
-                    crate::Value::Bool(b) => self.out.extend_from_slice(if b { b"true" } else { b"false" }),
-                    crate::Value::F64(v) => self.f64(v, 0).map_err(|e| in_step(e, || format!("{}/{i}", column.name().unwrap_or(""))))?,
-                    crate::Value::F32(v) => self.f32(v, 0).map_err(|e| in_step(e, || format!("{}/{i}", column.name().unwrap_or(""))))?,
-                    _ => unreachable!("table cells are scalars"),
-                }
+                write_cell(&mut self.out, &column, i)?;
             }
             self.out.push(b']');
         }

@@ -8,7 +8,7 @@ use super::{Document, Node, Pointer};
 use crate::error::{Category, Error, Result};
 use crate::format::tag;
 use crate::packed;
-use crate::table::TableRef;
+use crate::table::{ColumnRef, TableRef};
 use crate::value::{Kind, Value};
 
 impl<'a> Node<'a> {
@@ -80,7 +80,7 @@ impl<'a> Node<'a> {
     }
 }
 
-impl Document<'_> {
+impl<'a> Document<'a> {
     /// The value at a JSON Pointer, decoded: the lookup that also reaches inside packed
     /// arrays, decoding only the stripe of the element on the path, and inside tables
     /// (`/table/column` is the column's cells, `/table/column/7` one cell, read in place;
@@ -100,25 +100,57 @@ impl Document<'_> {
                 return Ok(value.0);
             }
             if node.kind() == Kind::Table {
-                return table_value(node.table()?, step, steps).map_err(|e| e.with_path(pointer));
+                let part = table_part(node.table()?, step, &mut steps).map_err(|e| e.with_path(pointer))?;
+                return match part {
+                    (column, None) => column.to_value(),
+                    (column, Some(row)) => column.cell(row),
+                };
             }
             node = walk(node, std::iter::once(step)).map_err(|e| e.with_path(pointer))?;
         }
         node.to_value()
     }
+
+    /// What a JSON Pointer that continues into a table names (spec §15.2): the column, and
+    /// the row for a cell. `None` when the pointer does not go into a table (it stops at
+    /// or before one, meets none, or fails before reaching one: [`Document::pointer`]
+    /// reports that); an error when it names nothing inside the table.
+    pub fn pointer_in_table(&self, pointer: &str) -> Result<Option<(ColumnRef<'a>, Option<usize>)>> {
+        let prepared = Pointer::parse(pointer)?;
+        let mut node = self.root();
+        let mut steps = prepared.steps().iter();
+        while let Some(step) = steps.next() {
+            if node.kind() == Kind::Table {
+                return table_part(node.table()?, step, &mut steps).map(Some).map_err(|e| e.with_path(pointer));
+            }
+            match walk(node, std::iter::once(step)) {
+                Ok(next) => node = next,
+                Err(_) => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
 }
 
-/// What the steps from `column` on name inside a table: a column, or one of its cells.
-fn table_value<'t>(table: TableRef<'_>, column: &Step, mut rest: impl Iterator<Item = &'t Step>) -> Result<Value> {
+/// The one rule for the steps into a table, from `column` on: a column name, then
+/// optionally a row index, and nothing after (a cell is a scalar).
+fn table_part<'a, 't>(
+    table: TableRef<'a>,
+    column: &Step,
+    rest: &mut impl Iterator<Item = &'t Step>,
+) -> Result<(ColumnRef<'a>, Option<usize>)> {
     let name = std::str::from_utf8(column.key())
         .map_err(|_| Error::not_found(format!("no column {:?} in the table", String::from_utf8_lossy(column.key()))))?;
     let column = table.get(name)?;
-    let Some(row) = rest.next() else { return column.to_value() };
+    let Some(row) = rest.next() else { return Ok((column, None)) };
     let i = row.index().ok_or_else(|| not_an_index(row.bytes()))?;
     let cell = column.cell(i)?;
     match rest.next() {
-        None => Ok(cell),
-        Some(next) => step_into(cell, next.key()),
+        None => Ok((column, Some(i))),
+        Some(next) => {
+            let text = String::from_utf8_lossy(next.key());
+            Err(Error::not_found(format!("cannot step into {} with \"{text}\"", cell.kind())))
+        }
     }
 }
 
