@@ -93,13 +93,17 @@ pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     if flags & !KNOWN_FLAGS != 0 {
         return Err(Error::new(Category::Unsupported, format!("unknown feature flags {flags:#06x}")).at(10));
     }
-    let a = RootRecord::parse(&buf[RECORD_A..RECORD_A + RECORD_LEN]);
-    let b = RootRecord::parse(&buf[RECORD_B..RECORD_B + RECORD_LEN]);
-    let (record, at) = match (a, b) {
-        (Some(a), Some(b)) => if b.generation > a.generation { (b, RECORD_B) } else { (a, RECORD_A) },
-        (Some(a), None) => (a, RECORD_A),
-        (None, Some(b)) => (b, RECORD_B),
-        (None, None) => return Err(Error::malformed(RECORD_A as u64, "no valid root record (both unused or failing their CRC)")),
+    // The valid record of the higher generation is the active one. The record that claims
+    // the higher generation is checked first: when its CRC holds, the other cannot win,
+    // so an open computes one CRC, not two (the second only after a torn commit).
+    let generation = |at: usize| u64::from_le_bytes(buf[at..at + 8].try_into().unwrap());
+    let (first, second) = match generation(RECORD_B) > generation(RECORD_A) {
+        true => (RECORD_B, RECORD_A),
+        false => (RECORD_A, RECORD_B),
+    };
+    let record_at = |at: usize| RootRecord::parse(&buf[at..at + RECORD_LEN]).map(|r| (r, at));
+    let Some((record, at)) = record_at(first).or_else(|| record_at(second)) else {
+        return Err(Error::malformed(RECORD_A as u64, "no valid root record (both unused or failing their CRC)"));
     };
     if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
         return Err(Error::malformed(at as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
