@@ -300,3 +300,27 @@ def test_to_arrow_reads_only_the_columns_asked_for():
         t.to_arrow(["nope"])
     with pytest.raises(IndexError):
         t.to_arrow([7])
+
+
+def test_pointers_continue_into_tables():
+    doc = leafwire.open(make(name="readings"))
+    t = doc["data"]
+    for name in t.columns:
+        column = doc.pointer(f"/data/{name}")
+        want = t[name]
+        if isinstance(want, list):
+            assert column == want
+        else:
+            assert np.array_equal(np.ma.getdata(column), np.ma.getdata(want)) and column.dtype == want.dtype
+            assert np.array_equal(np.ma.getmaskarray(column), np.ma.getmaskarray(want))
+    assert doc.pointer("/data/s/2") == "héllo"
+    assert doc.pointer("/data/s/1") is None
+    assert doc.pointer("/data/day/0") == np.datetime64("2020-01-01") and doc.pointer("/data/day/1") is None
+    assert doc.pointer("/data/f/1") is None and doc.pointer("/data/f/2") == 2.5
+    assert doc["data"].document.pointer("/data/i/3") == 40000
+    with pytest.raises(KeyError):
+        doc.pointer("/data/nope")
+    with pytest.raises(KeyError):
+        doc.pointer("/data/s/99")
+    with pytest.raises(KeyError):
+        doc.pointer("/data/s/0/x")

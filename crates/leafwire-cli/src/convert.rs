@@ -109,8 +109,8 @@ pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
         true => None,
         false => doc.pointer_in_table(pointer).map_err(|e| Failure::leafwire(input, e))?,
     };
-    if let Some((column, row)) = in_table {
-        let mut text = leafwire::json::table_part_to_json(&column, row).map_err(|e| Failure::leafwire(input, e))?;
+    if let Some(part) = in_table {
+        let mut text = leafwire::json::table_part_to_json(&part.column, part.row).map_err(|e| Failure::leafwire(input, e))?;
         text.push('\n');
         return write_stdout(text.as_bytes());
     }

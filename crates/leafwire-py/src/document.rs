@@ -173,8 +173,15 @@ fn to_python<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'stat
 }
 
 fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, path: &str) -> PyResult<Bound<'py, PyAny>> {
-    let found = node.pointer(path).map_err(|e| to_py(py, e, Side::Decode))?;
-    wrap(py, doc, found)
+    match node.pointer(path) {
+        Ok(found) => wrap(py, doc, found),
+        // A table's columns and cells have no nodes (spec §15.2): the table answers.
+        Err(e) => match node.pointer_in_table(path) {
+            Ok(Some(part)) => crate::table::Table::part(py, doc, part),
+            Ok(None) => Err(to_py(py, e, Side::Decode)),
+            Err(inner) => Err(to_py(py, inner, Side::Decode)),
+        },
+    }
 }
 
 guarded! {

@@ -11,7 +11,7 @@
 //! `loads` and `to_python`, which read every cell anyway, check the whole table.
 
 use leafwire::format::table::{check_layout, check_table, TableBlock};
-use leafwire::{ColumnBuilder, ColumnRef, ColumnType, ElementType, Kind, Node, TableBuilder, TableRef, Unit, Value};
+use leafwire::{ColumnBuilder, ColumnRef, ColumnType, ElementType, Kind, Node, TableBuilder, TablePart, TableRef, Unit, Value};
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -161,6 +161,19 @@ impl Table {
     pub fn new<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static>) -> PyResult<Bound<'py, Table>> {
         check_layout(doc.get().bytes(), node.offset()).map_err(|e| err(py, e))?;
         Bound::new(py, Table { doc: doc.clone().unbind(), node })
+    }
+
+    /// What a JSON Pointer names inside a table (spec §15.2), as the table's own indexing
+    /// gives it: the column (`t["col"]`: a numpy view, datetime64, masked, or a list), or
+    /// one cell of it (None when missing).
+    pub fn part<'py>(py: Python<'py>, doc: &Bound<'py, Document>, part: TablePart<'static>) -> PyResult<Bound<'py, PyAny>> {
+        let table = Table::new(py, doc, part.table)?;
+        let column = table.get().column(py, &part.column)?;
+        match part.row {
+            None => Ok(column),
+            Some(row) if !part.column.is_valid(row) => Ok(py.None().into_bound(py)),
+            Some(row) => column.get_item(row),
+        }
     }
 
     fn view(&self, py: Python<'_>) -> PyResult<TableRef<'static>> {

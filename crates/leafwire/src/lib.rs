@@ -62,7 +62,7 @@ pub use error::{Category, Error, Position, Result};
 pub use file::{AlignedBytes, MappedFile};
 pub use format::header::RootRecord;
 pub use format::{ElementType, DEFAULT_MAX_DEPTH};
-pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, Pointer, TypedRef};
+pub use read::{Children, Document, Element, Entries, IntEntries, Node, ObjectView, Pointer, TablePart, TypedRef};
 pub use recode::recode_to_writer;
 pub use table::{ColumnBuilder, ColumnRef, ColumnType, Table, TableBuilder, TableRef, Unit};
 pub use validate::{validate, validate_with, Stats, ValidateOptions};

@@ -300,8 +300,9 @@ fn pointers_reach_columns_and_cells() {
     let id = doc.pointer_value("/data/id").unwrap();
     assert_eq!(id, Value::Array((1..=5).map(Value::Int).collect()));
     assert!(matches!(doc.pointer_value("/data").unwrap(), Value::Table(_)));
-    let (day, row) = doc.pointer_in_table("/data/day/2").unwrap().unwrap();
-    assert_eq!((day.name().unwrap(), row), ("day", Some(2)));
+    let part = doc.pointer_in_table("/data/day/2").unwrap().unwrap();
+    let (day, row) = (part.column, part.row);
+    assert_eq!((day.name().unwrap(), row, part.table.offset()), ("day", Some(2), doc.pointer("/data").unwrap().offset()));
     assert_eq!(leafwire::json::table_part_to_json(&day, row).unwrap(), "\"1971-01-01\"");
     assert_eq!(leafwire::json::table_part_to_json(&day, None).unwrap(), r#"["1970-01-01","1970-01-02","1971-01-01","1969-12-31","2022-01-08"]"#);
     assert!(doc.pointer_in_table("/data").unwrap().is_none() && doc.pointer_in_table("/name").unwrap().is_none());

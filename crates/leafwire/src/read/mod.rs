@@ -23,6 +23,7 @@ use crate::format::{is_bignum_text, tag};
 use crate::value::{Kind, Value};
 pub use iter::{Children, Entries, IntEntries, ObjectView};
 pub use pointer::Pointer;
+pub use packed::TablePart;
 pub(crate) use pointer::array_index;
 pub use typed::{Element, TypedRef};
 

@@ -111,17 +111,36 @@ impl<'a> Document<'a> {
         node.to_value()
     }
 
-    /// What a JSON Pointer that continues into a table names (spec §15.2): the column, and
-    /// the row for a cell. `None` when the pointer does not go into a table (it stops at
-    /// or before one, meets none, or fails before reaching one: [`Document::pointer`]
+    /// What a JSON Pointer that continues into a table names (spec §15.2); see
+    /// [`Node::pointer_in_table`].
+    pub fn pointer_in_table(&self, pointer: &str) -> Result<Option<TablePart<'a>>> {
+        self.root().pointer_in_table(pointer)
+    }
+}
+
+/// A column of a table, or one of its cells, as a JSON Pointer names it (spec §15.2).
+#[derive(Debug, Clone)]
+pub struct TablePart<'a> {
+    /// The table's node.
+    pub table: Node<'a>,
+    pub column: ColumnRef<'a>,
+    /// The cell's row; `None` when the pointer names the whole column.
+    pub row: Option<usize>,
+}
+
+impl<'a> Node<'a> {
+    /// What a JSON Pointer from this node that continues into a table names: the column,
+    /// and the row for a cell. `None` when the pointer does not go into a table (it stops
+    /// at or before one, meets none, or fails before reaching one: [`Node::pointer`]
     /// reports that); an error when it names nothing inside the table.
-    pub fn pointer_in_table(&self, pointer: &str) -> Result<Option<(ColumnRef<'a>, Option<usize>)>> {
+    pub fn pointer_in_table(&self, pointer: &str) -> Result<Option<TablePart<'a>>> {
         let prepared = Pointer::parse(pointer)?;
-        let mut node = self.root();
+        let mut node = *self;
         let mut steps = prepared.steps().iter();
         while let Some(step) = steps.next() {
             if node.kind() == Kind::Table {
-                return table_part(node.table()?, step, &mut steps).map(Some).map_err(|e| e.with_path(pointer));
+                let (column, row) = table_part(node.table()?, step, &mut steps).map_err(|e| e.with_path(pointer))?;
+                return Ok(Some(TablePart { table: node, column, row }));
             }
             match walk(node, std::iter::once(step)) {
                 Ok(next) => node = next,
