@@ -81,6 +81,15 @@ impl<'a> Walk<'a> {
         None
     }
 
+    /// Child `i` of `parent` (the root if `None`) through the node API, for the blocks the
+    /// raw API does not read (typed arrays, packed arrays, tables).
+    fn node_at(&self, parent: Option<(&RawContainer<'a>, usize)>) -> leafwire::Result<Node<'a>> {
+        match parent {
+            None => Ok(self.doc.root_node()),
+            Some((c, i)) => self.doc.child_node(c, i),
+        }
+    }
+
     /// The value (t, payload), child `i` of `parent` (the root if `None`). `None` when
     /// raw access failed or the budget ran out.
     fn value(&mut self, t: u8, payload: u64, parent: Option<(&RawContainer<'a>, usize)>, depth: usize) -> Option<Value> {
@@ -113,10 +122,7 @@ impl<'a> Walk<'a> {
                 }
             }
             tag::TYPED => {
-                let node: leafwire::Result<Node<'a>> = match parent {
-                    None => Ok(self.doc.root_node()),
-                    Some((c, i)) => self.doc.child_node(c, i),
-                };
+                let node = self.node_at(parent);
                 let node = match node {
                     Ok(n) => n,
                     Err(e) => return self.fail(format!("child_node of a typed array: {e}")),
@@ -136,10 +142,7 @@ impl<'a> Walk<'a> {
             // A packed array (spec §13) is decoded, not walked: the raw API has no reader of
             // column groups, so it goes through the node API.
             tag::PACKED => {
-                let node: leafwire::Result<Node<'a>> = match parent {
-                    None => Ok(self.doc.root_node()),
-                    Some((c, i)) => self.doc.child_node(c, i),
-                };
+                let node = self.node_at(parent);
                 match node.and_then(|n| n.to_value()) {
                     Ok(v) => v,
                     Err(e) => return self.fail(format!("packed array at {payload}: {e}")),
@@ -147,10 +150,7 @@ impl<'a> Walk<'a> {
             }
             // A table (spec §15) is one block: read through the node API, as typed arrays.
             tag::TABLE => {
-                let node: leafwire::Result<Node<'a>> = match parent {
-                    None => Ok(self.doc.root_node()),
-                    Some((c, i)) => self.doc.child_node(c, i),
-                };
+                let node = self.node_at(parent);
                 let table = match node.and_then(|n| n.table().map(|t| (n, t))) {
                     Ok(x) => x,
                     Err(e) => return self.fail(format!("table at {payload}: {e}")),

@@ -36,7 +36,7 @@ class LeafwireDatasource(Datasource):
         self._columns = list(columns) if columns is not None else None
         self._pieces = pieces(self._files, table, rows_per_block)
         self._schema = read_arrow(self._pieces[0], table, self._columns).schema
-        self._sizes = {}  # path -> (file bytes, rows, columns), read once
+        self._sizes = {}  # path -> (file bytes, rows, columns): see _file
 
     def get_name(self):
         return "Leafwire"
@@ -56,17 +56,23 @@ class LeafwireDatasource(Datasource):
         clone._schema = pa.schema([self._schema.field(c) for c in clone._columns])
         return clone
 
-    def _piece_size(self, piece):
-        """Bytes of the piece's selected columns: the file size share of its rows (the
-        columns' data is nearly all of a table file)."""
-        path, start, stop = piece
+    def _file(self, path):
+        """(file bytes, rows, columns) of a file's table, read once."""
         if path not in self._sizes:
             t = open_table(path, self._table)
-            self._sizes[path] = (os.path.getsize(path), max(t.rows, 1), len(t.columns))
-        size, rows, ncols = self._sizes[path]
-        share = ((rows if stop is None else stop) - start) / rows
+            self._sizes[path] = (os.path.getsize(path), t.rows, len(t.columns))
+        return self._sizes[path]
+
+    def _piece_rows(self, piece):
+        path, start, stop = piece
+        return (self._file(path)[1] if stop is None else stop) - start
+
+    def _piece_size(self, piece):
+        """Bytes of the piece's selected columns: the file size's share of its rows and
+        columns (the columns' data is nearly all of a table file)."""
+        size, rows, ncols = self._file(piece[0])
         cols = ncols if self._columns is None else len(self._columns)
-        return int(size * share * cols / max(ncols, 1))
+        return int(size * self._piece_rows(piece) / max(rows, 1) * cols / max(ncols, 1))
 
     def estimate_inmemory_data_size(self):
         return sum(self._piece_size(p) for p in self._pieces)
@@ -75,9 +81,7 @@ class LeafwireDatasource(Datasource):
         table, columns = self._table, self._columns
         tasks = []
         for piece in self._pieces:
-            path, start, stop = piece
-            rows = (open_table(path, table).rows if stop is None else stop) - start
-            meta = BlockMetadata(num_rows=rows, size_bytes=self._piece_size(piece), input_files=[path], exec_stats=None)
+            meta = BlockMetadata(num_rows=self._piece_rows(piece), size_bytes=self._piece_size(piece), input_files=[piece[0]], exec_stats=None)
             tasks.append(ReadTask(lambda piece=piece: [read_arrow(piece, table, columns)], meta, schema=self._schema, per_task_row_limit=per_task_row_limit))
         return tasks
 

@@ -102,18 +102,6 @@ pub fn to_json(input: &Path, output: Option<&Path>, pretty: bool) -> Result<(), 
 pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
     let file = open_mapped(input)?;
     let doc = file.document().map_err(|e| Failure::leafwire(input, e))?;
-    // A table's columns and cells have no nodes: they are read from the column in place,
-    // and written as the table's JSON writes them (dates as text).
-    pointer::tokens(input, pointer)?; // a malformed pointer is reported in this command's words
-    let in_table = match leafwire::is_packed_document(file.as_bytes()) {
-        true => None,
-        false => doc.pointer_in_table(pointer).map_err(|e| Failure::leafwire(input, e))?,
-    };
-    if let Some(part) = in_table {
-        let mut text = leafwire::json::table_part_to_json(&part.column, part.row).map_err(|e| Failure::leafwire(input, e))?;
-        text.push('\n');
-        return write_stdout(text.as_bytes());
-    }
     if leafwire::is_packed_document(file.as_bytes()) {
         // Values inside packed arrays have no nodes: the lookup decodes what it needs.
         let value = doc.pointer_value(pointer).map_err(|e| Failure::leafwire(input, e))?;
@@ -123,7 +111,22 @@ pub fn get(input: &Path, pointer: &str) -> Result<(), Failure> {
         write_json(&inner.root(), &mut text, false, input, Path::new("<stdout>"))?;
         return write_stdout(&text);
     }
-    let node = pointer::resolve(&doc, input, pointer)?;
+    let node = match doc.pointer(pointer) {
+        Ok(node) => node,
+        Err(_) => {
+            pointer::tokens(input, pointer)?; // a malformed pointer, in this command's words
+            // A table's columns and cells have no nodes: they are read from the column in
+            // place, and written as the table's JSON writes them (dates as text).
+            if let Some(part) = doc.pointer_in_table(pointer).map_err(|e| Failure::leafwire(input, e))? {
+                let mut text =
+                    leafwire::json::table_part_to_json(&part.column, part.row).map_err(|e| Failure::leafwire(input, e))?;
+                text.push('\n');
+                return write_stdout(text.as_bytes());
+            }
+            // Names the first token that is missing.
+            pointer::resolve(&doc, input, pointer)?
+        }
+    };
     let mut text = Vec::new();
     write_json(&node, &mut text, false, input, Path::new("<stdout>"))?;
     write_stdout(&text)

@@ -9,6 +9,7 @@
 mod iter;
 mod lookup;
 mod packed;
+mod table_pointer;
 mod pointer;
 pub(crate) mod typed;
 
@@ -23,7 +24,7 @@ use crate::format::{is_bignum_text, tag};
 use crate::value::{Kind, Value};
 pub use iter::{Children, Entries, IntEntries, ObjectView};
 pub use pointer::Pointer;
-pub use packed::TablePart;
+pub use table_pointer::TablePart;
 pub(crate) use pointer::array_index;
 pub use typed::{Element, TypedRef};
 

@@ -3,12 +3,12 @@
 //! are decoded, not in the document's bytes, so they come out owned: a [`Node`] cannot
 //! stand for them.
 
-use super::pointer::{walk, Step, Token};
+use super::pointer::{not_an_index, walk, Token};
+use super::table_pointer::table_part;
 use super::{Document, Node, Pointer};
 use crate::error::{Category, Error, Result};
 use crate::format::tag;
 use crate::packed;
-use crate::table::{ColumnRef, TableRef};
 use crate::value::{Kind, Value};
 
 impl<'a> Node<'a> {
@@ -80,7 +80,7 @@ impl<'a> Node<'a> {
     }
 }
 
-impl<'a> Document<'a> {
+impl Document<'_> {
     /// The value at a JSON Pointer, decoded: the lookup that also reaches inside packed
     /// arrays, decoding only the stripe of the element on the path, and inside tables
     /// (`/table/column` is the column's cells, `/table/column/7` one cell, read in place;
@@ -111,66 +111,6 @@ impl<'a> Document<'a> {
         node.to_value()
     }
 
-    /// What a JSON Pointer that continues into a table names (spec §15.2); see
-    /// [`Node::pointer_in_table`].
-    pub fn pointer_in_table(&self, pointer: &str) -> Result<Option<TablePart<'a>>> {
-        self.root().pointer_in_table(pointer)
-    }
-}
-
-/// A column of a table, or one of its cells, as a JSON Pointer names it (spec §15.2).
-#[derive(Debug, Clone)]
-pub struct TablePart<'a> {
-    /// The table's node.
-    pub table: Node<'a>,
-    pub column: ColumnRef<'a>,
-    /// The cell's row; `None` when the pointer names the whole column.
-    pub row: Option<usize>,
-}
-
-impl<'a> Node<'a> {
-    /// What a JSON Pointer from this node that continues into a table names: the column,
-    /// and the row for a cell. `None` when the pointer does not go into a table (it stops
-    /// at or before one, meets none, or fails before reaching one: [`Node::pointer`]
-    /// reports that); an error when it names nothing inside the table.
-    pub fn pointer_in_table(&self, pointer: &str) -> Result<Option<TablePart<'a>>> {
-        let prepared = Pointer::parse(pointer)?;
-        let mut node = *self;
-        let mut steps = prepared.steps().iter();
-        while let Some(step) = steps.next() {
-            if node.kind() == Kind::Table {
-                let (column, row) = table_part(node.table()?, step, &mut steps).map_err(|e| e.with_path(pointer))?;
-                return Ok(Some(TablePart { table: node, column, row }));
-            }
-            match walk(node, std::iter::once(step)) {
-                Ok(next) => node = next,
-                Err(_) => return Ok(None),
-            }
-        }
-        Ok(None)
-    }
-}
-
-/// The one rule for the steps into a table, from `column` on: a column name, then
-/// optionally a row index, and nothing after (a cell is a scalar).
-fn table_part<'a, 't>(
-    table: TableRef<'a>,
-    column: &Step,
-    rest: &mut impl Iterator<Item = &'t Step>,
-) -> Result<(ColumnRef<'a>, Option<usize>)> {
-    let name = std::str::from_utf8(column.key())
-        .map_err(|_| Error::not_found(format!("no column {:?} in the table", String::from_utf8_lossy(column.key()))))?;
-    let column = table.get(name)?;
-    let Some(row) = rest.next() else { return Ok((column, None)) };
-    let i = row.index().ok_or_else(|| not_an_index(row.bytes()))?;
-    let cell = column.cell(i)?;
-    match rest.next() {
-        None => Ok((column, Some(i))),
-        Some(next) => {
-            let text = String::from_utf8_lossy(next.key());
-            Err(Error::not_found(format!("cannot step into {} with \"{text}\"", cell.kind())))
-        }
-    }
 }
 
 /// The child of a decoded value under one pointer token.
@@ -187,10 +127,6 @@ fn step_into(value: Value, token: &[u8]) -> Result<Value> {
         Value::Typed(t) => step_into(t.to_nested(), token),
         other => Err(Error::not_found(format!("cannot step into {} with \"{text}\"", other.kind()))),
     }
-}
-
-fn not_an_index(token: &[u8]) -> Error {
-    Error::not_found(format!("\"{}\" is not an array index", String::from_utf8_lossy(token)))
 }
 
 /// The error of a lazy step into a packed array.

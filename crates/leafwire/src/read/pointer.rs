@@ -329,7 +329,7 @@ fn not_a_pointer(text: &str) -> Error {
 }
 
 #[cold]
-fn not_an_index(token: &[u8]) -> Error {
+pub(super) fn not_an_index(token: &[u8]) -> Error {
     Error::not_found(format!("\"{}\" is not an array index", String::from_utf8_lossy(token)))
 }
 
