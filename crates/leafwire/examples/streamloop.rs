@@ -5,7 +5,7 @@
 //! `cargo run --release -p leafwire --example streamloop -- [n] [messages]`
 
 use std::hint::black_box;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::time::Instant;
 
 use leafwire::stream::{SliceReader, StreamWriter};
@@ -73,13 +73,35 @@ fn main() -> leafwire::Result<()> {
         }
         let reader_ns = t.elapsed().as_nanos() as f64 / count as f64;
         black_box(total);
+
+        // The hand-coded reader, as the bench's: a BufReader, read_exact of the count, then
+        // of the doubles into one reused buffer.
+        let mut hand = Vec::with_capacity(count * (4 + 8 * n));
+        for _ in 0..count {
+            hand.extend_from_slice(&(n as u32).to_le_bytes());
+            hand.extend_from_slice(bytemuck_bytes(&message));
+        }
+        let t = Instant::now();
+        let mut r = std::io::BufReader::with_capacity(64 << 10, &hand[..]);
+        let mut buf: Vec<f64> = Vec::new();
+        let mut total = 0usize;
+        for _ in 0..count {
+            let mut len = [0u8; 4];
+            r.read_exact(&mut len).unwrap();
+            buf.resize(u32::from_le_bytes(len) as usize, 0.0);
+            r.read_exact(bytemuck_bytes_mut(&mut buf)).unwrap();
+            total += black_box(&buf).len();
+        }
+        let hand_read_ns = t.elapsed().as_nanos() as f64 / count as f64;
+        black_box(total);
         black_box(sum);
         println!(
-            "n={n}: hand-coded write {hand_ns:.1} ns/msg ({} B), leafwire write {write_ns:.1} ns/msg ({} B, {:.2}x), write_slice {slice_ns:.1} ({:.2}x), read and sum {read_ns:.1} ns/msg, StreamReader {reader_ns:.1} ns/msg",
+            "n={n}: hand-coded write {hand_ns:.1} ns/msg ({} B), leafwire write {write_ns:.1} ns/msg ({} B, {:.2}x), write_slice {slice_ns:.1} ({:.2}x), read and sum {read_ns:.1} ns/msg, StreamReader {reader_ns:.1} ns/msg ({:.2}x hand-coded read {hand_read_ns:.1})",
             count * (4 + 8 * n),
             bytes.len(),
             write_ns / hand_ns,
-            slice_ns / hand_ns
+            slice_ns / hand_ns,
+            reader_ns / hand_read_ns
         );
     }
     Ok(())
@@ -88,4 +110,9 @@ fn main() -> leafwire::Result<()> {
 fn bytemuck_bytes(xs: &[f64]) -> &[u8] {
     // SAFETY: f64 has no padding and any byte is a valid u8; the length is the slice's.
     unsafe { std::slice::from_raw_parts(xs.as_ptr().cast::<u8>(), std::mem::size_of_val(xs)) }
+}
+
+fn bytemuck_bytes_mut(xs: &mut [f64]) -> &mut [u8] {
+    // SAFETY: as above; any bytes are a valid f64.
+    unsafe { std::slice::from_raw_parts_mut(xs.as_mut_ptr().cast::<u8>(), std::mem::size_of_val(xs)) }
 }

@@ -162,6 +162,10 @@ fn frames_are_small() {
     assert_eq!(w.position(), 122 + 3);
     w.write(&()).unwrap();
     assert_eq!(w.position(), 125 + 2);
+    w.write(&[1.5f64]).unwrap();
+    assert_eq!(w.position(), 127 + 11, "an array of one f64 (a vector frame): 3 bytes beyond its 8");
+    w.write(&[0.5f64; 8]).unwrap();
+    assert_eq!(w.position(), 138 + 67, "eight f64: 3 bytes beyond their 64");
     // Keys once: the second message of the same shape costs no key bytes.
     let p0 = w.position();
     w.write(&tick(4)).unwrap();
@@ -170,6 +174,70 @@ fn frames_are_small() {
     let second = w.position() - p0 - first;
     // The keys frame: 5 keys of 23 bytes, their lengths, count, kind and length.
     assert!(second + 25 < first, "keys are sent once: {first} then {second} bytes");
+}
+
+#[test]
+fn short_numeric_messages_are_vector_frames_read_as_typed_arrays() {
+    // Every element type, every count up to one past the 64-byte edge (spec §14.5).
+    fn check<T: leafwire::Element + Serialize + PartialEq + std::fmt::Debug + Copy>(make: impl Fn(usize) -> T) {
+        let size = std::mem::size_of::<T>();
+        let messages: Vec<Vec<T>> = (1..=64 / size + 1).map(|n| (0..n).map(&make).collect()).collect();
+        let mut w = StreamWriter::new(Vec::new()).unwrap();
+        let mut sizes = Vec::new();
+        for m in &messages {
+            let before = w.position();
+            w.write_slice(m).unwrap();
+            sizes.push(w.position() - before);
+        }
+        for (m, &len) in messages.iter().zip(&sizes) {
+            let bytes = m.len() * size;
+            if bytes <= 64 {
+                assert_eq!(len, 3 + bytes as u64, "{} elements of {size} bytes: length, kind, element, data", m.len());
+            } else {
+                assert!(len > 3 + bytes as u64, "past 64 bytes, an aligned typed-array frame");
+            }
+        }
+        let bytes = w.into_inner().unwrap();
+        for chunk in [1, 3, 4096] {
+            let mut r = StreamReader::with_options(
+                Trickle { bytes: &bytes, chunk },
+                StreamOptions { buffer_size: 16, ..StreamOptions::default() },
+            )
+            .unwrap();
+            for m in &messages {
+                let frame = r.next_frame().unwrap().unwrap();
+                assert_eq!(frame.root().kind(), leafwire::Kind::TypedArray);
+                assert_eq!(frame.root().as_slice::<T>().unwrap(), &m[..]);
+                assert_eq!(
+                    frame.pointer("/0").unwrap().to_value().unwrap(),
+                    frame.root().at(0).unwrap().to_value().unwrap()
+                );
+                assert!(frame.pointer(&format!("/{}", m.len())).is_err());
+            }
+            assert!(r.next_frame().is_none());
+        }
+        let mut r = SliceReader::new(&bytes).unwrap();
+        for m in &messages {
+            let frame = r.next_frame().unwrap().unwrap();
+            assert_eq!(frame.root().as_slice::<T>().unwrap(), &m[..]);
+            // The general writer of a `Value` agrees with the slice writer.
+            let mut one = StreamWriter::new(Vec::new()).unwrap();
+            one.write_value(&frame.to_value().unwrap()).unwrap();
+            let mut two = StreamWriter::new(Vec::new()).unwrap();
+            two.write_slice(m).unwrap();
+            assert!(one.into_inner().unwrap() == two.into_inner().unwrap());
+        }
+    }
+    check(|i| i as i8 - 3);
+    check(|i| i as i16 * -300);
+    check(|i| i as i32 * 70_000);
+    check(|i| i as i64 - (1 << 40));
+    check(|i| i as u8);
+    check(|i| i as u16 * 1000);
+    check(|i| i as u32 * 100_000);
+    check(|i| u64::MAX - i as u64);
+    check(|i| i as f32 * 0.25);
+    check(|i| i as f64 * -1.5);
 }
 
 #[test]

@@ -45,6 +45,13 @@ fn vectors() -> Vec<(&'static str, bool, Vec<String>)> {
         ),
         ("strings", false, s(&[r#""""#, r#""a""#, r#""naïve ☃""#, "123456789012345678901234567890"])),
         ("typed_phases", false, (1..10).map(doubles).collect()),
+        // Vector frames (§14.5): i8 elements (narrowed from JSON), one f64, eight f64 (the
+        // 64-byte edge); typed_phases has nine, a typed-array frame.
+        (
+            "vectors",
+            false,
+            s(&["[1,2,3]", "[-1.5]", "[1,2,3,4,5,6,7,8]", "[1,2,3,4,5,6,7,8,9]", "[0.5,1.5,2.5,3.5,4.5,5.5,6.5,7.5]"]),
+        ),
         (
             "records_keys_once",
             false,
@@ -183,6 +190,38 @@ fn negatives() -> Vec<(&'static str, &'static str, &'static str, Vec<u8>, Catego
             "§14.3 scalar widths",
             "an f64 with a 2-byte payload",
             with(&[0x03, 0x05, 0x00, 0x00]),
+            Category::Malformed,
+            113,
+        ),
+        (
+            "stream_vector_element",
+            "§14.5 vector element",
+            "a vector frame of element type 11 (there is none)",
+            with(&[0x03, 0x42, 0x0B, 0x00]),
+            Category::Malformed,
+            114,
+        ),
+        (
+            "stream_vector_empty",
+            "§14.5 k ≥ 1",
+            "a vector frame without elements",
+            with(&[0x02, 0x42, 0x0A]),
+            Category::Malformed,
+            113,
+        ),
+        (
+            "stream_vector_ragged",
+            "§14.5 whole elements",
+            "a vector frame of f64 with 9 bytes of elements",
+            with(&[&[0x0B, 0x42, 0x0A][..], &[0u8; 9]].concat()),
+            Category::Malformed,
+            113,
+        ),
+        (
+            "stream_vector_long",
+            "§14.5 at most 64 bytes",
+            "a vector frame of 9 doubles (72 bytes): longer ones are typed-array frames",
+            with(&[&[0x4A, 0x42, 0x0A][..], &[0u8; 72]].concat()),
             Category::Malformed,
             113,
         ),

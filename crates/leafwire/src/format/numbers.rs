@@ -146,6 +146,30 @@ pub fn log2_width(w: usize) -> u8 {
     w.trailing_zeros() as u8
 }
 
+/// Copies `src` (a few words: a vector frame's elements, spec §14.5) to `dst` with 8-byte
+/// moves, the last one overlapping the one before it, instead of a call to `memcpy`, whose
+/// fixed cost is most of so short a copy.
+///
+/// # Safety
+/// `dst` must be valid for writes of `src.len()` bytes and not overlap `src`.
+#[inline(always)]
+pub unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
+    let n = src.len();
+    // SAFETY: every read is inside `src` and every write inside `dst[..n]`.
+    unsafe {
+        if n < 8 {
+            std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
+            return;
+        }
+        let mut i = 0;
+        while i + 8 < n {
+            dst.add(i).cast::<u64>().write_unaligned(src.as_ptr().add(i).cast::<u64>().read_unaligned());
+            i += 8;
+        }
+        dst.add(n - 8).cast::<u64>().write_unaligned(src.as_ptr().add(n - 8).cast::<u64>().read_unaligned());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

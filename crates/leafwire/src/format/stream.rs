@@ -3,7 +3,7 @@
 //! reader and writer in `crate::stream` move bytes; what the bytes mean is decided here.
 
 use super::numbers::{put_varint, read_uint, sign_extend, signed_width};
-use super::{tag, varint_len};
+use super::{tag, varint_len, ElementType};
 use crate::error::{Category, Error, Result};
 
 pub const MAGIC: &[u8; 8] = b"LWSTREAM";
@@ -22,6 +22,13 @@ pub const CRC_LEN: usize = 4;
 /// Frame kinds besides the value frames' root tags 0x00–0x0D (spec §14.2).
 pub const KIND_KEYS: u8 = 0x40;
 pub const KIND_RESET: u8 = 0x41;
+/// A short one-dimensional typed array, unaligned (spec §14.5).
+pub const KIND_VECTOR: u8 = 0x42;
+/// The most element bytes a vector frame holds.
+pub const VECTOR_MAX_BYTES: usize = 64;
+/// Bytes of a vector frame's materialized section (see [`vector_section`]): the typed
+/// header at offset 120, the data at most at 128, then the elements.
+pub const VECTOR_SECTION_BYTES: usize = 128 + VECTOR_MAX_BYTES;
 
 /// Reader limits (spec §14.2, §14.4): defaults of the reference implementation.
 pub const DEFAULT_MAX_FRAME: u64 = 64 << 20;
@@ -180,6 +187,60 @@ pub fn scalar_width(kind: u8, payload: u64) -> usize {
         tag::F32 => 4,
         _ => 8,
     }
+}
+
+/// Whether a message that is a one-dimensional typed array of `count` elements of type
+/// `element`, without a mask, is written as a vector frame (spec §14.5, canonical).
+#[inline]
+pub fn is_vector(element: ElementType, count: usize) -> bool {
+    count >= 1 && count * element.size() <= VECTOR_MAX_BYTES
+}
+
+/// The bytes of a vector frame before its elements: the length field (one byte: L ≤ 66),
+/// the kind and the element code (spec §14.5). `count` elements must fit
+/// ([`is_vector`]).
+#[inline]
+pub fn vector_head(element: ElementType, count: usize) -> [u8; 3] {
+    debug_assert!(is_vector(element, count));
+    [(2 + count * element.size()) as u8, KIND_VECTOR, element as u8]
+}
+
+/// A vector frame's body after its kind byte, `body` being the stream offset of that kind
+/// byte: the element type and the elements' bytes (spec §14.5).
+#[inline]
+pub fn parse_vector(rest: &[u8], body: u64) -> Result<(ElementType, &[u8])> {
+    let Some((&code, data)) = rest.split_first() else {
+        return Err(Error::malformed(body, "a vector frame without an element type"));
+    };
+    let Some(element) = ElementType::from_code(code) else {
+        return Err(Error::malformed(body + 1, format!("vector frame: unknown element type {code}")));
+    };
+    if data.is_empty() || data.len() % element.size() != 0 || data.len() > VECTOR_MAX_BYTES {
+        return Err(Error::malformed(
+            body,
+            format!(
+                "vector frame: {} bytes of elements, not a positive multiple of {} up to {VECTOR_MAX_BYTES}",
+                data.len(),
+                element.size()
+            ),
+        ));
+    }
+    Ok((element, data))
+}
+
+/// Lays out the message of a vector frame as the section a value frame of tag 0x0D with
+/// the same elements would have after a kind byte at its origin (spec §14.3): the typed
+/// header at 120, the elements at their alignment. `out` is 8-aligned memory of the
+/// reader's; returns the section's length and the root's offset.
+#[inline]
+pub fn vector_section(out: &mut [u8; VECTOR_SECTION_BYTES], element: ElementType, data: &[u8]) -> (usize, u64) {
+    const ROOT: usize = 120;
+    let count = (data.len() / element.size()) as u64;
+    let data_at = super::typed::write_header(out, ROOT, element, &[count], false);
+    let dst = &mut out[data_at..data_at + data.len()];
+    // SAFETY: `dst` is `data.len()` bytes of `out`, apart from `data`.
+    unsafe { super::numbers::copy_short(dst.as_mut_ptr(), data) };
+    (data_at + data.len(), ROOT as u64)
 }
 
 /// The keys of a keys frame's body past its kind byte, `body` being the stream offset of

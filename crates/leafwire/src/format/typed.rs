@@ -32,11 +32,23 @@ pub struct TypedHeader {
 /// and d × size ≤ the bytes left.
 #[inline(always)]
 pub fn rank1(buf: &[u8], offset: u64) -> Option<(ElementType, usize, usize)> {
-    if offset < HEADER_LEN as u64 || offset >= (buf.len() as u64).saturating_sub(3) || buf[offset as usize + 1] != 1 {
+    let code = *buf.get(usize::try_from(offset).ok()?)?;
+    let element = ElementType::from_code(code)?;
+    rank1_of(buf, offset, element).map(|(data_pos, d)| (element, data_pos, d))
+}
+
+/// [`rank1`] for a block that must hold `element` (`None` for any other): the data
+/// position and element count. With `element` known at compile time (a slice of `T`), the
+/// element code is one compare and the size a constant.
+#[inline(always)]
+pub fn rank1_of(buf: &[u8], offset: u64, element: ElementType) -> Option<(usize, usize)> {
+    if offset < HEADER_LEN as u64 || offset >= (buf.len() as u64).saturating_sub(3) {
         return None;
     }
     let pos = offset as usize;
-    let element = ElementType::from_code(buf[pos])?;
+    if buf[pos] != element as u8 || buf[pos + 1] != 1 {
+        return None;
+    }
     let (d, q) = match (buf[pos + 2], buf[pos + 3]) {
         (a, _) if a < 0x80 => (a as usize, pos + 3),
         (a, b) if b < 0x80 => ((a & 0x7F) as usize | (b as usize) << 7, pos + 4),
@@ -44,7 +56,7 @@ pub fn rank1(buf: &[u8], offset: u64) -> Option<(ElementType, usize, usize)> {
     };
     let size = element.size();
     let data_pos = (q + size - 1) & !(size - 1);
-    (data_pos <= buf.len() && d * size <= buf.len() - data_pos).then_some((element, data_pos, d))
+    (data_pos <= buf.len() && d * size <= buf.len() - data_pos).then_some((data_pos, d))
 }
 
 impl TypedHeader {
@@ -158,6 +170,7 @@ pub fn header_len(shape: impl IntoIterator<Item = u64>) -> usize {
 
 /// Writes a typed block header (no capacity) at `out[pos..]`; returns the position of the
 /// data, aligned to the element size (the padding is left as it is: zero in a zeroed buffer).
+#[inline]
 pub fn write_header(out: &mut [u8], pos: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
     out[pos] = element as u8;
     out[pos + 1] = shape.len() as u8 | if masked { bits::HAS_MASK } else { 0 };

@@ -376,11 +376,9 @@ impl<'a> Node<'a> {
         // A whole one-dimensional array of `T` (most are): its bytes, without a header
         // struct; anything else, and every error, the general way.
         if self.tag == tag::TYPED && self.level == 0 && cfg!(target_endian = "little") {
-            if let Some((element, at, n)) = crate::format::typed::rank1(self.buf, self.payload) {
-                if element == T::TYPE {
-                    if let Ok(slice) = bytemuck::try_cast_slice(&self.buf[at..at + n * element.size()]) {
-                        return Ok(slice);
-                    }
+            if let Some((at, n)) = crate::format::typed::rank1_of(self.buf, self.payload, T::TYPE) {
+                if let Ok(slice) = bytemuck::try_cast_slice(&self.buf[at..at + n * T::TYPE.size()]) {
+                    return Ok(slice);
                 }
             }
         }

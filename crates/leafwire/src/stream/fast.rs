@@ -68,6 +68,23 @@ pub(super) fn write_slice<T: crate::read::Element>(frames: &mut Frames, values: 
         return Err(Declined);
     }
     let data: &[u8] = bytemuck::cast_slice(values);
+    if fs::is_vector(T::TYPE, values.len()) {
+        // A vector frame: its head does not depend on where it starts (spec §14.5).
+        let buf = &mut frames.buf;
+        buf.reserve(3 + fs::VECTOR_MAX_BYTES + fs::CRC_LEN);
+        let start = buf.len();
+        let head = fs::vector_head(T::TYPE, values.len());
+        // SAFETY: the reserve above leaves room for the head, at most 64 bytes of data
+        // (`is_vector`) and a CRC; all of it is written before the length covers it.
+        unsafe {
+            let at = buf.as_mut_ptr().add(start);
+            std::ptr::copy_nonoverlapping(head.as_ptr(), at, 3);
+            crate::format::numbers::copy_short(at.add(3), data);
+            buf.set_len(start + 3 + data.len());
+        }
+        frames.seal(start);
+        return Ok(());
+    }
     let start = append_head(frames, values.len(), T::TYPE, data.len())?;
     let buf = &mut frames.buf;
     // SAFETY: `append_head` reserved room for the data and a CRC past the head.
@@ -113,6 +130,12 @@ const HEAD_ROOM: usize = 48;
 #[cold]
 #[inline(never)]
 fn head(frame_at: u64, n: usize, t: ElementType, max_frame: u64) -> Result<Head> {
+    if fs::is_vector(t, n) {
+        // A few numbers: a vector frame, unaligned (spec §14.5).
+        let mut bytes = [0u8; HEAD_ROOM];
+        bytes[..3].copy_from_slice(&fs::vector_head(t, n));
+        return Ok(Head { len: n, element: Some(t), bytes, head_len: 3 });
+    }
     let (count, size) = (n as u64, t.size() as u64);
     let header_len = 2 + varint_len(count) as u64;
     // The length field's width moves the section; the narrowest that holds the length it

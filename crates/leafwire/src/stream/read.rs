@@ -1,6 +1,6 @@
 //! Reading streams (spec §14): one frame parser, under a reader over any `Read` (which
 //! refills an 8-aligned buffer with large reads) and a reader over a byte slice (which
-//! never copies).
+//! never copies, but for the at most 64 bytes of a vector frame, §14.5).
 //!
 //! Both are *lending*: a frame borrows the reader (its bytes and the key table), so the
 //! next call waits until the frame is dropped. For owned results, `values()` and
@@ -12,6 +12,7 @@ use super::{Frame, StreamOptions};
 use crate::error::{Category, Error, Result};
 use crate::format::dictionary::GrowingDict;
 use crate::format::stream as fs;
+use crate::format::ElementType;
 use crate::read::Node;
 
 /// What the parser found at a frame boundary.
@@ -20,6 +21,8 @@ enum Step {
     NeedMore(usize),
     /// A value frame: its section is `window[origin..end]`, its root (tag, payload).
     Value { origin: usize, end: usize, tag: u8, payload: u64, next: usize },
+    /// A vector frame: its elements are `window[data..data + len]`.
+    Vector { element: ElementType, data: usize, len: usize, next: usize },
     /// A keys or reset frame, applied to the table.
     Control { next: usize },
 }
@@ -63,6 +66,7 @@ impl Parser {
 
     /// Parses the frame at `window[at..]`, `base` being the stream offset of `window[0]` (a
     /// multiple of 8). On an error, also says whether and where reading may go on.
+    #[inline(always)]
     fn step(&mut self, window: &[u8], base: u64, at: usize) -> Result<Step, (Error, Failed)> {
         let frame_at = base + at as u64;
         let done = |e: Error| (e, Failed::Done);
@@ -103,6 +107,11 @@ impl Parser {
             return Ok(Step::Value { origin: origin as usize, end, tag: kind, payload, next });
         }
         match kind {
+            fs::KIND_VECTOR => {
+                let (element, data) =
+                    fs::parse_vector(&window[body + 1..end], body_at).map_err(|e| (e, skippable(false)))?;
+                Ok(Step::Vector { element, data: end - data.len(), len: data.len(), next })
+            }
             fs::KIND_KEYS => {
                 self.add_keys(&window[body + 1..end], body_at).map_err(|e| (e, skippable(true)))?;
                 Ok(Step::Control { next })
@@ -162,6 +171,37 @@ impl Parser {
         let root = Node::frame_root(section, self.table.bytes(), self.table.dict(), tag, payload);
         Frame { root, origin: base + origin as u64, offset: frame_at }
     }
+
+    /// The frame of a vector frame whose elements are `data`, at stream offset `data_at`:
+    /// laid out in `room` as the typed array's section (spec §14.5).
+    #[inline(always)]
+    fn vector_frame<'a>(
+        &'a self,
+        room: &'a mut VectorRoom,
+        element: ElementType,
+        data: &[u8],
+        data_at: u64,
+        frame_at: u64,
+    ) -> Frame<'a> {
+        let bytes: &mut [u8; fs::VECTOR_SECTION_BYTES] =
+            bytemuck::cast_slice_mut::<u64, u8>(&mut room.0).try_into().expect("the room's size");
+        let (end, root_at) = fs::vector_section(bytes, element, data);
+        let section = &bytes[..end];
+        let root = Node::frame_root(section, self.table.bytes(), self.table.dict(), crate::format::tag::TYPED, root_at);
+        // Offsets in the section map to the stream where they matter: at the elements.
+        let origin = data_at - (end - data.len()) as u64;
+        Frame { root, origin, offset: frame_at }
+    }
+}
+
+/// 8-aligned memory of a reader's own, where a vector frame's elements are copied to be
+/// read as an aligned typed array (spec §14.5: at most 64 bytes).
+struct VectorRoom([u64; fs::VECTOR_SECTION_BYTES / 8]);
+
+impl Default for VectorRoom {
+    fn default() -> Self {
+        VectorRoom([0; fs::VECTOR_SECTION_BYTES / 8])
+    }
 }
 
 /// Reads a stream from any `Read`: frames are parsed in an 8-aligned buffer that is
@@ -178,6 +218,7 @@ pub struct StreamReader<R: Read> {
     eof: bool,
     parser: Parser,
     failed: Failed,
+    room: VectorRoom,
 }
 
 impl<R: Read> StreamReader<R> {
@@ -197,6 +238,7 @@ impl<R: Read> StreamReader<R> {
             eof: false,
             parser: Parser::new(0, options),
             failed: Failed::No,
+            room: VectorRoom::default(),
         };
         while r.filled < fs::HEADER_LEN && !r.eof {
             r.fill(fs::HEADER_LEN)?;
@@ -278,6 +320,15 @@ impl<R: Read> StreamReader<R> {
                     self.at = next;
                     let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
                     return Some(Ok(self.parser.frame(window, self.base, origin, end, tag, payload, frame_at)));
+                }
+                Ok(Step::Vector { element, data, len, next }) => {
+                    let frame_at = self.base + self.at as u64;
+                    self.at = next;
+                    let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+                    let data_at = self.base + data as u64;
+                    let frame =
+                        self.parser.vector_frame(&mut self.room, element, &window[data..data + len], data_at, frame_at);
+                    return Some(Ok(frame));
                 }
                 Err((e, failed)) => {
                     self.failed = failed;
@@ -361,6 +412,7 @@ pub struct SliceReader<'s> {
     at: usize,
     parser: Parser,
     failed: Failed,
+    room: VectorRoom,
 }
 
 impl<'s> SliceReader<'s> {
@@ -370,7 +422,13 @@ impl<'s> SliceReader<'s> {
 
     pub fn with_options(bytes: &'s [u8], options: StreamOptions) -> Result<SliceReader<'s>> {
         let flags = fs::parse_header(bytes)?;
-        Ok(SliceReader { bytes, at: fs::HEADER_LEN, parser: Parser::new(flags, options), failed: Failed::No })
+        Ok(SliceReader {
+            bytes,
+            at: fs::HEADER_LEN,
+            parser: Parser::new(flags, options),
+            failed: Failed::No,
+            room: VectorRoom::default(),
+        })
     }
 
     /// As [`StreamReader::next_frame`].
@@ -393,6 +451,12 @@ impl<'s> SliceReader<'s> {
                     let frame_at = self.at as u64;
                     self.at = next;
                     return Some(Ok(self.parser.frame(self.bytes, 0, origin, end, tag, payload, frame_at)));
+                }
+                Ok(Step::Vector { element, data, len, next }) => {
+                    let frame_at = self.at as u64;
+                    self.at = next;
+                    let bytes = &self.bytes[data..data + len];
+                    return Some(Ok(self.parser.vector_frame(&mut self.room, element, bytes, data as u64, frame_at)));
                 }
                 Err((e, failed)) => {
                     self.failed = failed;

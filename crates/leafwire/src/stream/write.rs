@@ -16,7 +16,7 @@ use crate::builder::Builder;
 use crate::direct::{self, Child, Keys, Levels, PlanSink, Source};
 use crate::error::{Category, Error, Result};
 use crate::format::stream as fs;
-use crate::format::{numbers::put_varint, varint_len};
+use crate::format::{numbers::put_varint, varint_len, ElementType};
 use crate::value::Value;
 use crate::Encoder;
 
@@ -264,6 +264,14 @@ impl Frames {
         Ok(())
     }
 
+    /// Appends a vector frame of `count` elements (spec §14.5), `data` their bytes.
+    fn vector(&mut self, element: ElementType, count: usize, data: &[u8]) {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(&fs::vector_head(element, count));
+        self.buf.extend_from_slice(data);
+        self.seal(start);
+    }
+
     /// Appends a value frame of a scalar root.
     #[inline]
     pub(super) fn scalar(&mut self, t: u8, payload: u64) {
@@ -283,6 +291,15 @@ impl PlanSink for Frames {
         if fs::is_scalar(root.tag) {
             self.scalar(root.tag, root.value);
             return Ok(());
+        }
+        if root.tag == crate::format::tag::TYPED {
+            let block = source.typed(&root);
+            if let ([count], None) = (block.shape.as_slice(), &block.mask) {
+                if fs::is_vector(block.element, *count as usize) {
+                    self.vector(block.element, *count as usize, &block.data);
+                    return Ok(());
+                }
+            }
         }
         if root.tag == crate::format::tag::PACKED {
             return Err(Error::new(Category::Unsupported, "packed arrays are not sent in streams (spec §14.2)"));
