@@ -268,7 +268,12 @@ fn write_page(values: &Values, r: Range<usize>, options: &PackOptions) -> Result
     match values {
         Values::Ints(v) => select::write_ints(&v[r], 0, &mut page)?,
         Values::Floats(v) => select::write_floats(&v[r], options.lossy_step, &mut page)?,
-        Values::Strings(v) => select::write_strings(&v[r], 0, true, &mut page)?,
+        Values::Strings(v) => {
+            select::write_strings(&v[r.clone()], 0, true, &mut page)?;
+            if let Some(level) = options.zstd_level {
+                return Ok(zstd_stage::wrap_best_strings(&v[r], page, level));
+            }
+        }
         // Residual values are whole documents (§13.3): rare, so never compressed.
         Values::Residual(v) => {
             for value in &v[r] {

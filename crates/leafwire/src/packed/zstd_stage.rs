@@ -26,6 +26,25 @@ pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
     out
 }
 
+/// The smaller of `selected` (the selector's stream for `values`) wrapped, and a plain
+/// stream wrapped: the selector's codecs (symbol tables, dictionaries) remove the
+/// redundancy zstd would have found, and their output compresses worse than the text.
+pub(crate) fn wrap_best_strings<S: AsRef<str>>(values: &[S], selected: Vec<u8>, level: i32) -> Vec<u8> {
+    let selected = wrap(selected, level);
+    let mut plain = Vec::new();
+    if super::string::encode_strings(values, &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut plain)
+        .is_err()
+    {
+        return selected;
+    }
+    let plain = wrap(plain, level);
+    if plain.len() < selected.len() {
+        plain
+    } else {
+        selected
+    }
+}
+
 /// Reads a zstd stage whose codec byte (at `at`) the caller has read; returns the decoded
 /// stream bytes.
 pub(crate) fn unwrap(r: &mut Reader, at: usize) -> Result<Vec<u8>> {
@@ -94,6 +113,30 @@ mod tests {
         }
         // A stream that does not shrink stays as it is.
         assert_eq!(wrap(vec![0x01, 0], 3), vec![0x01, 0]);
+    }
+
+    #[test]
+    fn strings_under_zstd_take_the_smaller_of_the_selected_and_the_plain_stream() {
+        // URLs sharing long prefixes: the symbol table wins alone, zstd wins on the text.
+        let values: Vec<String> = (0..300)
+            .map(|i| format!("https://api.github.com/repos/owner{}/project{}/issues/{i}", i % 7, i % 5))
+            .collect();
+        let mut selected = Vec::new();
+        super::super::select::write_strings(&values, 0, true, &mut selected).unwrap();
+        let mut plain = Vec::new();
+        super::super::string::encode_strings(
+            &values,
+            &super::super::string::StrCodec::Plain(IntCodec::Auto),
+            &mut plain,
+        )
+        .unwrap();
+        let best = wrap_best_strings(&values, selected.clone(), 3);
+        assert_eq!(best.len(), wrap(selected, 3).len().min(wrap(plain, 3).len()));
+        let lim = Limits::default();
+        assert_eq!(
+            decode_page(&best, 0, best.len(), values.len(), PageKind::Strings, &lim).unwrap(),
+            PageValues::Strings(values)
+        );
     }
 
     #[test]
