@@ -16,10 +16,12 @@
 //! # Ok::<(), leafwire::Error>(())
 //! ```
 //!
-//! A message costs its payload and a few bytes: an `f64` is 10 bytes, object keys are sent
-//! once per stream and referred to by id. A message with containers is laid out as a
-//! document's sections, so a [`Frame`] is read lazily, as a [`Document`](crate::Document)
-//! is, and typed arrays are slices of the reader's buffer.
+//! A message costs its payload and a few bytes: an `f64` is 10 bytes, a few numbers of one
+//! type (at most 64 bytes of them) are a vector frame of 3 bytes plus the numbers, object
+//! keys are sent once per stream and referred to by id. A message with containers is laid
+//! out as a document's sections, so a [`Frame`] is read lazily, as a
+//! [`Document`](crate::Document) is, and typed arrays are slices of the reader's buffer
+//! (a vector frame's numbers are copied into the reader's own aligned memory first).
 
 mod fast;
 mod read;
@@ -95,7 +97,8 @@ impl<'a> Frame<'a> {
 
     /// The bytes the frame's offsets count in: the stream from [`origin`](Self::origin) to
     /// the frame's end (its root's blocks are in there; what precedes the frame is not
-    /// part of it).
+    /// part of it). For a vector frame (spec §14.5), the reader's own copy of the message
+    /// laid out as a typed-array frame.
     pub fn bytes(&self) -> &'a [u8] {
         self.root.buf()
     }
