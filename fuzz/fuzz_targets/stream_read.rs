@@ -80,6 +80,25 @@ fn check(data: &[u8]) {
         }
     }
     assert_eq!(from_slice.len(), from_read.len(), "the readers yield different numbers of frames");
+    // `next_slice` agrees with `next_frame` + `as_slice`, frame by frame.
+    let (mut frames, mut slices) =
+        (SliceReader::with_options(data, options()).unwrap(), SliceReader::with_options(data, options()).unwrap());
+    for _ in 0..from_slice.len() {
+        let expected = frames.next_frame().map(|f| f.and_then(|f| f.root().as_slice::<f64>().map(<[f64]>::to_vec)));
+        let got = slices.next_slice::<f64>().map(|s| s.map(<[f64]>::to_vec));
+        match (&expected, &got) {
+            (Some(Ok(a)), Some(Ok(b))) => assert!(
+                a.iter().map(|x| x.to_bits()).eq(b.iter().map(|x| x.to_bits())),
+                "next_slice reads other numbers"
+            ),
+            (Some(Err(a)), Some(Err(b))) => assert_eq!(a.category(), b.category(), "next_slice fails differently"),
+            (None, None) => break,
+            _ => panic!("next_slice and next_frame disagree: {expected:?} / {got:?}"),
+        }
+        if matches!(expected, Some(Err(_))) {
+            assert_eq!(frames.skip(), slices.skip(), "the readers stop differently");
+        }
+    }
     let mut messages = Vec::new();
     for (a, b) in from_slice.iter().zip(&from_read) {
         match (a, b) {

@@ -1,8 +1,9 @@
 //! Leafwire's stream API (`leafwire::stream`): `StreamWriter::write_slice(&msg)` (its
 //! fastest public call for a slice of numbers: one copy) or `write(&msg)` (serde) frames
 //! one message through its own 64 KiB buffer (so the sink is the bare socket or
-//! file, not a `BufWriter`); `StreamReader::next_frame` lends each frame, whose doubles
-//! are read as a typed array in place (`as_slice::<f64>`, no copy), or through serde.
+//! file, not a `BufWriter`); `StreamReader::next_slice` hands out each message's doubles
+//! (in place, or copied from a vector frame of at most 64 bytes), and
+//! `StreamReader::next_frame` lends each frame, read as a typed array or through serde.
 
 use leafwire::stream::{StreamOptions, StreamReader, StreamWriter};
 use leafwire::{ElementType, Encoder};
@@ -39,7 +40,7 @@ pub struct Leafwire;
 impl StreamPeer for Leafwire {
     const NAME: &'static str = "leafwire";
     const API: &'static str =
-        "stream::StreamWriter::write_slice(&[f64]) / StreamReader::next_frame, root().as_slice::<f64>() (zero-copy)";
+        "stream::StreamWriter::write_slice(&[f64]) / StreamReader::next_slice::<f64>() (in place, or copied from a vector frame)";
     type Item = Vec<f64>;
     type Msg = Vec<f64>;
     type Writer = StreamWriter<Sink>;
@@ -65,10 +66,12 @@ impl StreamPeer for Leafwire {
     }
 
     fn read(source: Source, count: u64, got: &mut Received<'_, Vec<f64>>) -> Result<(), Fail> {
-        frames(source, count, |frame| {
-            got.take(frame.root().as_slice::<f64>().map_err(io_err)?);
-            Ok(())
-        })
+        let mut r = StreamReader::new(source).map_err(io_err)?;
+        for _ in 0..count {
+            let xs = r.next_slice::<f64>().ok_or_else(|| Fail::Error("stream ended early".into()))?.map_err(io_err)?;
+            got.take(xs);
+        }
+        Ok(())
     }
 }
 
@@ -79,7 +82,7 @@ pub struct LeafwireEncoder;
 impl StreamPeer for LeafwireEncoder {
     const NAME: &'static str = "leafwire (Encoder)";
     const API: &'static str =
-        "stream::StreamWriter::write_encoded(Encoder::typed(F64, [n], bytes)) / next_frame, as_slice::<f64>()";
+        "stream::StreamWriter::write_encoded(Encoder::typed(F64, [n], bytes)) / next_frame, root().as_slice::<f64>()";
     type Item = Vec<f64>;
     type Msg = Vec<f64>;
     type Writer = StreamWriter<Sink>;
@@ -112,7 +115,11 @@ impl StreamPeer for LeafwireEncoder {
     }
 
     fn read(source: Source, count: u64, got: &mut Received<'_, Vec<f64>>) -> Result<(), Fail> {
-        Leafwire::read(source, count, got)
+        // Frames, as a reader that wants the whole message would take them.
+        frames(source, count, |frame| {
+            got.take(frame.root().as_slice::<f64>().map_err(io_err)?);
+            Ok(())
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 //! phase per run, for callgrind:
 //!
 //! ```text
-//! for p in none hand-write write-slice hand-read stream-read slice-read; do
+//! for p in none hand-write write-slice hand-read stream-next stream-read stream-slice slice-read; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
 //!     target/release/examples/streamcost $p 1 100000 2>&1 | grep refs
 //! done
@@ -67,6 +67,19 @@ fn main() -> leafwire::Result<()> {
             let mut r = StreamReader::new(&stream[..])?;
             while let Some(frame) = r.next_frame() {
                 total += black_box(frame?.root().as_slice::<f64>()?)[0];
+            }
+        }
+        "stream-next" => {
+            // The frames alone, not their numbers: what `next_frame` costs by itself.
+            let mut r = StreamReader::new(&stream[..])?;
+            while let Some(frame) = r.next_frame() {
+                total += black_box(frame?.offset()) as f64;
+            }
+        }
+        "stream-slice" => {
+            let mut r = StreamReader::new(&stream[..])?;
+            while let Some(xs) = r.next_slice::<f64>() {
+                total += black_box(xs?)[0];
             }
         }
         "slice-read" => {

@@ -241,6 +241,67 @@ fn short_numeric_messages_are_vector_frames_read_as_typed_arrays() {
 }
 
 #[test]
+fn next_slice_reads_streams_of_numbers_without_frames() {
+    let mut w = StreamWriter::new(Vec::new()).unwrap();
+    let messages: Vec<Vec<f64>> = (1..40).map(|n| (0..n).map(|i| i as f64 - 0.5).collect()).collect();
+    for m in &messages {
+        w.write_slice(m).unwrap();
+    }
+    w.write(&Tick { symbol: "x".into(), price: 1.0, size: 2, tags: vec![], book: vec![] }).unwrap();
+    w.write_slice(&[1.5f32, 2.5][..]).unwrap();
+    w.write(&vec![vec![1.0f64, 2.0], vec![3.0, 4.0]]).unwrap();
+    w.write_slice(&[7.5f64][..]).unwrap();
+    let bytes = w.into_inner().unwrap();
+    let expect = |got: Vec<Result<Vec<f64>, Category>>| {
+        assert_eq!(got.len(), messages.len() + 4);
+        for (g, m) in got.iter().zip(&messages) {
+            assert_eq!(g.as_ref().unwrap(), m, "vector and typed-array frames alike");
+        }
+        let rest = &got[messages.len()..];
+        // An object and f32s are not slices of f64: an error each, consumed; a matrix gives
+        // its elements in row-major order, as `as_slice` does.
+        assert_eq!(rest[0], Err(Category::WrongType));
+        assert_eq!(rest[1], Err(Category::WrongType));
+        assert_eq!(rest[2], Ok(vec![1.0, 2.0, 3.0, 4.0]));
+        assert_eq!(rest[3], Ok(vec![7.5]));
+    };
+    let mut r = SliceReader::new(&bytes).unwrap();
+    let mut got = Vec::new();
+    while let Some(xs) = r.next_slice::<f64>() {
+        got.push(xs.map(<[f64]>::to_vec).map_err(|e| e.category()));
+    }
+    expect(got);
+    for chunk in [1, 7, 4096] {
+        let mut r = StreamReader::with_options(
+            Trickle { bytes: &bytes, chunk },
+            StreamOptions { buffer_size: 16, ..StreamOptions::default() },
+        )
+        .unwrap();
+        let mut got = Vec::new();
+        while let Some(xs) = r.next_slice::<f64>() {
+            got.push(xs.map(<[f64]>::to_vec).map_err(|e| e.category()));
+        }
+        expect(got);
+    }
+    // The f32 vector reads as f32.
+    let mut r = SliceReader::new(&bytes).unwrap();
+    for _ in 0..messages.len() + 1 {
+        r.next_frame().unwrap().ok();
+    }
+    assert_eq!(r.next_slice::<f32>().unwrap().unwrap(), &[1.5f32, 2.5]);
+    // A torn stream: every whole message, then the error.
+    let mut r = SliceReader::new(&bytes[..bytes.len() - 2]).unwrap();
+    let mut n = 0;
+    let mut last = None;
+    while let Some(xs) = r.next_slice::<f64>() {
+        n += 1;
+        last = Some(xs.map(<[f64]>::to_vec).map_err(|e| e.category()));
+    }
+    assert_eq!(n, messages.len() + 4);
+    assert_eq!(last, Some(Err(Category::Malformed)));
+}
+
+#[test]
 fn typed_arrays_are_aligned_slices_at_every_phase() {
     // Messages of growing length put the frames at every offset modulo 8.
     let mut w =

@@ -73,7 +73,7 @@ pub fn parse_header(bytes: &[u8]) -> Result<u16> {
 
 /// A frame's length field at `buf[0..]`, for a frame at stream offset `at`: the body
 /// length L and the field's length; `None` when `buf` ends inside the field.
-#[inline]
+#[inline(always)]
 pub fn frame_length(buf: &[u8], at: u64, max_frame: u64) -> Result<Option<(u64, usize)>> {
     if let Some(&b) = buf.first() {
         if b > 0 && b < 0x80 && b as u64 <= max_frame {
@@ -207,7 +207,7 @@ pub fn vector_head(element: ElementType, count: usize) -> [u8; 3] {
 
 /// A vector frame's body after its kind byte, `body` being the stream offset of that kind
 /// byte: the element type and the elements' bytes (spec §14.5).
-#[inline]
+#[inline(always)]
 pub fn parse_vector(rest: &[u8], body: u64) -> Result<(ElementType, &[u8])> {
     let Some((&code, data)) = rest.split_first() else {
         return Err(Error::malformed(body, "a vector frame without an element type"));

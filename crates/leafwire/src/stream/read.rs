@@ -13,7 +13,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::dictionary::GrowingDict;
 use crate::format::stream as fs;
 use crate::format::ElementType;
-use crate::read::Node;
+use crate::read::{Element, Node};
 
 /// What the parser found at a frame boundary.
 enum Step {
@@ -25,6 +25,33 @@ enum Step {
     Vector { element: ElementType, data: usize, len: usize, next: usize },
     /// A keys or reset frame, applied to the table.
     Control { next: usize },
+}
+
+/// A message found by a reader: where it lies in the reader's window, and the window index
+/// of its frame.
+#[derive(Clone, Copy)]
+enum Found {
+    Value { origin: usize, end: usize, tag: u8, payload: u64, at: usize },
+    Vector { element: ElementType, data: usize, len: usize, at: usize },
+}
+
+impl Found {
+    /// The message of a value or vector step at window index `*at`, moving `*at` past it.
+    #[inline(always)]
+    fn take(step: Step, at: &mut usize) -> Found {
+        let frame = *at;
+        match step {
+            Step::Value { origin, end, tag, payload, next } => {
+                *at = next;
+                Found::Value { origin, end, tag, payload, at: frame }
+            }
+            Step::Vector { element, data, len, next } => {
+                *at = next;
+                Found::Vector { element, data, len, at: frame }
+            }
+            Step::NeedMore(_) | Step::Control { .. } => unreachable!("the readers handle these steps themselves"),
+        }
+    }
 }
 
 /// The frame parser and the key table: everything but where the bytes come from.
@@ -172,6 +199,46 @@ impl Parser {
         Frame { root, origin: base + origin as u64, offset: frame_at }
     }
 
+    /// The frame of a message found in `window` (whose first byte is at stream offset
+    /// `base`).
+    #[inline(always)]
+    fn found_frame<'a>(&'a self, room: &'a mut VectorRoom, window: &'a [u8], base: u64, found: Found) -> Frame<'a> {
+        match found {
+            Found::Value { origin, end, tag, payload, at } => {
+                self.frame(window, base, origin, end, tag, payload, base + at as u64)
+            }
+            Found::Vector { element, data, len, at } => {
+                self.vector_frame(room, element, &window[data..data + len], base + data as u64, base + at as u64)
+            }
+        }
+    }
+
+    /// The message found in `window` as a slice of `T` (see `StreamReader::next_slice`).
+    #[inline(always)]
+    fn found_slice<'a, T: Element>(
+        &'a self,
+        room: &'a mut VectorRoom,
+        window: &'a [u8],
+        base: u64,
+        found: Found,
+    ) -> Result<&'a [T]> {
+        if let Found::Vector { element, data, len, at } = found {
+            if element != T::TYPE {
+                return Err(Error::new(
+                    Category::WrongType,
+                    format!("a vector frame of {}, not {}", element.name(), T::TYPE.name()),
+                )
+                .at(base + at as u64));
+            }
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut room.0);
+            // SAFETY: a vector frame holds at most VECTOR_MAX_BYTES < the room's length.
+            unsafe { crate::format::numbers::copy_short(bytes.as_mut_ptr(), &window[data..data + len]) };
+            return Ok(bytemuck::cast_slice(&bytes[..len]));
+        }
+        let frame = self.found_frame(room, window, base, found);
+        frame.root().as_slice::<T>().map_err(|e| e.shifted(frame.origin()))
+    }
+
     /// The frame of a vector frame whose elements are `data`, at stream offset `data_at`:
     /// laid out in `room` as the typed array's section (spec §14.5).
     #[inline(always)]
@@ -188,8 +255,10 @@ impl Parser {
         let (end, root_at) = fs::vector_section(bytes, element, data);
         let section = &bytes[..end];
         let root = Node::frame_root(section, self.table.bytes(), self.table.dict(), crate::format::tag::TYPED, root_at);
-        // Offsets in the section map to the stream where they matter: at the elements.
-        let origin = data_at - (end - data.len()) as u64;
+        // Offsets in the section map to the stream where they matter, at the elements
+        // (but for a frame in the first 13 bytes after the stream header, whose elements
+        // lie before section offset 128: its offsets then count from 0).
+        let origin = data_at.saturating_sub((end - data.len()) as u64);
         Frame { root, origin, offset: frame_at }
     }
 }
@@ -284,6 +353,32 @@ impl<R: Read> StreamReader<R> {
     /// applied on the way. After an error this returns `None` until [`skip`](Self::skip).
     #[allow(clippy::should_implement_trait)]
     pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
+        let found = match self.advance()? {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+        Some(Ok(self.parser.found_frame(&mut self.room, window, self.base, found)))
+    }
+
+    /// The next message as a slice of `T`, for streams of numbers, without building a
+    /// [`Frame`]: a vector frame's elements (spec §14.5, copied into the reader's aligned
+    /// memory) or a typed array's (in place, in row-major order, as
+    /// [`Node::as_slice`](crate::Node::as_slice) gives them). A message of another kind or
+    /// element type is an error (`WrongType`), and is consumed as `next_frame` would
+    /// consume it; keys and reset frames are applied on the way; `None` at the end.
+    pub fn next_slice<T: Element>(&mut self) -> Option<Result<&[T]>> {
+        let found = match self.advance()? {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+        Some(self.parser.found_slice(&mut self.room, window, self.base, found))
+    }
+
+    /// Reads up to the next message and past it; where it lies in the window.
+    #[inline(always)]
+    fn advance(&mut self) -> Option<Result<Found>> {
         if !matches!(self.failed, Failed::No) {
             return None;
         }
@@ -315,21 +410,7 @@ impl<R: Read> StreamReader<R> {
                     }
                 }
                 Ok(Step::Control { next }) => self.at = next,
-                Ok(Step::Value { origin, end, tag, payload, next }) => {
-                    let frame_at = self.base + self.at as u64;
-                    self.at = next;
-                    let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
-                    return Some(Ok(self.parser.frame(window, self.base, origin, end, tag, payload, frame_at)));
-                }
-                Ok(Step::Vector { element, data, len, next }) => {
-                    let frame_at = self.base + self.at as u64;
-                    self.at = next;
-                    let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
-                    let data_at = self.base + data as u64;
-                    let frame =
-                        self.parser.vector_frame(&mut self.room, element, &window[data..data + len], data_at, frame_at);
-                    return Some(Ok(frame));
-                }
+                Ok(step) => return Some(Ok(Found::take(step, &mut self.at))),
                 Err((e, failed)) => {
                     self.failed = failed;
                     return Some(Err(e));
@@ -434,6 +515,24 @@ impl<'s> SliceReader<'s> {
     /// As [`StreamReader::next_frame`].
     #[allow(clippy::should_implement_trait)]
     pub fn next_frame(&mut self) -> Option<Result<Frame<'_>>> {
+        let found = match self.advance()? {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(Ok(self.parser.found_frame(&mut self.room, self.bytes, 0, found)))
+    }
+
+    /// As [`StreamReader::next_slice`].
+    pub fn next_slice<T: Element>(&mut self) -> Option<Result<&[T]>> {
+        let found = match self.advance()? {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.parser.found_slice(&mut self.room, self.bytes, 0, found))
+    }
+
+    #[inline(always)]
+    fn advance(&mut self) -> Option<Result<Found>> {
         if !matches!(self.failed, Failed::No) {
             return None;
         }
@@ -447,17 +546,7 @@ impl<'s> SliceReader<'s> {
                     return Some(Err(Error::malformed(self.at as u64, "truncated frame: the stream ends inside it")));
                 }
                 Ok(Step::Control { next }) => self.at = next,
-                Ok(Step::Value { origin, end, tag, payload, next }) => {
-                    let frame_at = self.at as u64;
-                    self.at = next;
-                    return Some(Ok(self.parser.frame(self.bytes, 0, origin, end, tag, payload, frame_at)));
-                }
-                Ok(Step::Vector { element, data, len, next }) => {
-                    let frame_at = self.at as u64;
-                    self.at = next;
-                    let bytes = &self.bytes[data..data + len];
-                    return Some(Ok(self.parser.vector_frame(&mut self.room, element, bytes, data as u64, frame_at)));
-                }
+                Ok(step) => return Some(Ok(Found::take(step, &mut self.at))),
                 Err((e, failed)) => {
                     self.failed = failed;
                     return Some(Err(e));
