@@ -302,6 +302,46 @@ fn next_slice_reads_streams_of_numbers_without_frames() {
 }
 
 #[test]
+fn writes_stay_within_the_buffer_unless_one_frame_is_longer() {
+    // A sink that records the length of every write.
+    struct Sizes(Vec<u8>, Vec<usize>);
+    impl std::io::Write for Sizes {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.extend_from_slice(b);
+            self.1.push(b.len());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = 1000;
+    let mut w = StreamWriter::with_options(
+        Sizes(Vec::new(), Vec::new()),
+        StreamOptions { buffer_size: buffer, ..StreamOptions::default() },
+    )
+    .unwrap();
+    let messages: Vec<Vec<f64>> = (0..400).map(|i| (0..1 + (i * 7) % 40).map(|j| j as f64).collect()).collect();
+    for m in &messages {
+        w.write_slice(m).unwrap();
+        w.write(&tick(m.len())).unwrap();
+    }
+    w.write_slice(&vec![0.5f64; 300]).unwrap();
+    let Sizes(bytes, sizes) = w.into_inner().unwrap();
+    let (last, rest) = sizes.split_last().unwrap();
+    assert!(rest.iter().all(|&n| n <= buffer), "a write past the buffer: {sizes:?}");
+    assert!(rest.iter().filter(|&&n| n < buffer / 2).count() <= 1, "writes are buffer-sized: {sizes:?}");
+    assert!(*last > buffer, "a frame longer than the buffer goes in one write");
+    let mut r = SliceReader::new(&bytes).unwrap();
+    for m in &messages {
+        assert_eq!(r.next_slice::<f64>().unwrap().unwrap(), &m[..]);
+        assert_eq!(r.next_frame().unwrap().unwrap().deserialize::<Tick>().unwrap(), tick(m.len()));
+    }
+    assert_eq!(r.next_slice::<f64>().unwrap().unwrap().len(), 300);
+    assert!(r.next_frame().is_none());
+}
+
+#[test]
 fn typed_arrays_are_aligned_slices_at_every_phase() {
     // Messages of growing length put the frames at every offset modulo 8.
     let mut w =

@@ -45,6 +45,8 @@ pub(super) struct Frames {
     pub(super) options: StreamOptions,
     /// The short path's last frame heads, by frame offset modulo 8.
     pub(super) heads: [super::fast::Head; 8],
+    /// Where the last frame written starts in `buf`.
+    last_frame: usize,
 }
 
 impl<W: Write> StreamWriter<W> {
@@ -66,6 +68,7 @@ impl<W: Write> StreamWriter<W> {
             ids: Vec::new(),
             options,
             heads: Default::default(),
+            last_frame: 0,
         };
         Ok(StreamWriter { sink: Some(sink), frames })
     }
@@ -159,13 +162,31 @@ impl<W: Write> StreamWriter<W> {
 
     /// Bytes waiting in the buffer.
     pub fn buffered(&self) -> usize {
-        self.frames.buf.len() - self.frames.sent
+        self.frames.buffered()
     }
 
     #[inline]
     fn after_frame(&mut self) -> Result<()> {
         if self.buffered() >= self.frames.options.buffer_size {
-            self.frames.send(self.sink.as_mut().expect("the sink is there until into_inner"))?;
+            self.send_full_buffer()?;
+        }
+        Ok(())
+    }
+
+    /// Sends a buffer that reached its size as `BufWriter` would: no write is longer than
+    /// the buffer unless one frame is, so when the last frame took the buffer past its size,
+    /// the frames before it go first and it waits for the next write. (A write a little
+    /// over the buffer costs a second TCP segment of a few bytes, and the receiver a second
+    /// wake-up, for every buffer.)
+    #[cold]
+    fn send_full_buffer(&mut self) -> Result<()> {
+        let sink = self.sink.as_mut().expect("the sink is there until into_inner");
+        let frames = &mut self.frames;
+        if frames.buffered() > frames.options.buffer_size && frames.last_frame > frames.sent {
+            frames.send_before(frames.last_frame, sink)?;
+        }
+        if frames.buffered() >= frames.options.buffer_size {
+            frames.send(sink)?;
         }
         Ok(())
     }
@@ -186,17 +207,31 @@ impl Frames {
     /// (already sent): the next frame's section starts 112 bytes before its origin (spec
     /// §14.3), and the buffer must still start at a multiple of 8.
     fn send(&mut self, sink: &mut impl Write) -> Result<()> {
-        if self.sent < self.buf.len() {
-            sink.write_all(&self.buf[self.sent..])?;
+        self.send_before(self.buf.len(), sink)
+    }
+
+    /// Writes the unsent bytes before `end` (a frame boundary), then drops what the buffer
+    /// no longer needs: what was sent, but for the 112 bytes before the next frame's
+    /// origin (and never past `end`), in multiples of 8 so `base` stays one.
+    fn send_before(&mut self, end: usize, sink: &mut impl Write) -> Result<()> {
+        if self.sent < end {
+            sink.write_all(&self.buf[self.sent..end])?;
         }
         let len = self.buf.len();
         // The header alone is 112 bytes: there are always that many.
         let keep = fs::SECTION_BASE as usize + len % 8;
-        self.buf.copy_within(len - keep.., 0);
-        self.buf.truncate(keep);
-        self.base += (len - keep) as u64;
-        self.sent = keep;
+        let drop = (len - keep).min(end & !7);
+        self.buf.copy_within(drop.., 0);
+        self.buf.truncate(len - drop);
+        self.base += drop as u64;
+        self.sent = end - drop;
+        self.last_frame = self.last_frame.saturating_sub(drop);
         Ok(())
+    }
+
+    /// Bytes waiting in the buffer.
+    fn buffered(&self) -> usize {
+        self.buf.len() - self.sent
     }
 
     pub(super) fn position(&self) -> u64 {
@@ -216,6 +251,7 @@ impl Frames {
     /// Appends the CRC of the frame that starts at `start`, when the stream has them.
     #[inline(always)]
     pub(super) fn seal(&mut self, start: usize) {
+        self.last_frame = start;
         if self.options.crc {
             let crc = fs::crc(&self.buf[start..]);
             self.buf.extend_from_slice(&crc.to_le_bytes());
