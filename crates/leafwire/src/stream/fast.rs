@@ -70,19 +70,7 @@ pub(super) fn write_slice<T: crate::read::Element>(frames: &mut Frames, values: 
     let data: &[u8] = bytemuck::cast_slice(values);
     if fs::is_vector(T::TYPE, values.len()) {
         // A vector frame: its head does not depend on where it starts (spec §14.5).
-        let buf = &mut frames.buf;
-        buf.reserve(3 + fs::VECTOR_MAX_BYTES + fs::CRC_LEN);
-        let start = buf.len();
-        let head = fs::vector_head(T::TYPE, values.len());
-        // SAFETY: the reserve above leaves room for the head, at most 64 bytes of data
-        // (`is_vector`) and a CRC; all of it is written before the length covers it.
-        unsafe {
-            let at = buf.as_mut_ptr().add(start);
-            std::ptr::copy_nonoverlapping(head.as_ptr(), at, 3);
-            crate::format::numbers::copy_short(at.add(3), data);
-            buf.set_len(start + 3 + data.len());
-        }
-        frames.seal(start);
+        frames.vector(T::TYPE, values.len(), data);
         return Ok(());
     }
     let start = append_head(frames, values.len(), T::TYPE, data.len())?;

@@ -301,10 +301,23 @@ impl Frames {
     }
 
     /// Appends a vector frame of `count` elements (spec §14.5), `data` their bytes.
-    fn vector(&mut self, element: ElementType, count: usize, data: &[u8]) {
-        let start = self.buf.len();
-        self.buf.extend_from_slice(&fs::vector_head(element, count));
-        self.buf.extend_from_slice(data);
+    /// The one writer of vector frames: `write_slice`'s short path and the planned path.
+    #[inline(always)]
+    pub(super) fn vector(&mut self, element: ElementType, count: usize, data: &[u8]) {
+        debug_assert_eq!(data.len(), count * element.size());
+        let buf = &mut self.buf;
+        buf.reserve(3 + fs::VECTOR_MAX_BYTES + fs::CRC_LEN);
+        let start = buf.len();
+        let head = fs::vector_head(element, count);
+        // SAFETY: the reserve above leaves room for the head, at most 64 bytes of data
+        // (`is_vector`, which `vector_head` asserts) and a CRC; all of it is written
+        // before the length covers it.
+        unsafe {
+            let at = buf.as_mut_ptr().add(start);
+            std::ptr::copy_nonoverlapping(head.as_ptr(), at, 3);
+            crate::format::numbers::copy_short(at.add(3), data);
+            buf.set_len(start + 3 + data.len());
+        }
         self.seal(start);
     }
 
