@@ -146,33 +146,55 @@ pub fn log2_width(w: usize) -> u8 {
     w.trailing_zeros() as u8
 }
 
-/// Copies `src` (a few words: a vector frame's elements, spec §14.5) to `dst` with 8-byte
-/// moves, the last one overlapping the one before it, instead of a call to `memcpy`, whose
-/// fixed cost is most of so short a copy.
+/// Copies `src` (at most 64 bytes: a vector frame's elements, spec §14.5) to `dst` with
+/// a few 8- or 16-byte moves, the ones from the end overlapping those from the start,
+/// instead of a call to `memcpy`, whose fixed cost is most of so short a copy. (There is
+/// no loop: LLVM turns a copying loop back into a `memcpy` call.)
 ///
 /// # Safety
-/// `dst` must be valid for writes of `src.len()` bytes and not overlap `src`.
+/// `dst` must be valid for writes of `src.len()` bytes and not overlap `src`;
+/// `src.len()` ≤ 64.
 #[inline(always)]
 pub unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
-    let n = src.len();
-    // SAFETY: every read is inside `src` and every write inside `dst[..n]`.
+    let (n, from) = (src.len(), src.as_ptr());
+    debug_assert!(n <= 64);
+    // SAFETY: every read is inside `src` and every write inside `dst[..n]` (n ≥ the
+    // offset plus the width of each move).
     unsafe {
+        let word = |at: usize| dst.add(at).cast::<u64>().write_unaligned(from.add(at).cast::<u64>().read_unaligned());
+        let pair = |at: usize| dst.add(at).cast::<u128>().write_unaligned(from.add(at).cast::<u128>().read_unaligned());
         if n < 8 {
-            std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
-            return;
+            std::ptr::copy_nonoverlapping(from, dst, n);
+        } else if n <= 16 {
+            word(0);
+            word(n - 8);
+        } else if n <= 32 {
+            pair(0);
+            pair(n - 16);
+        } else {
+            pair(0);
+            pair(16);
+            pair(n - 32);
+            pair(n - 16);
         }
-        let mut i = 0;
-        while i + 8 < n {
-            dst.add(i).cast::<u64>().write_unaligned(src.as_ptr().add(i).cast::<u64>().read_unaligned());
-            i += 8;
-        }
-        dst.add(n - 8).cast::<u64>().write_unaligned(src.as_ptr().add(n - 8).cast::<u64>().read_unaligned());
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_copies_write_exactly_their_bytes() {
+        for n in 0..=64usize {
+            let src: Vec<u8> = (0..n as u8).map(|b| b.wrapping_mul(7) ^ 0x5a).collect();
+            let mut dst = vec![0xeeu8; n + 16];
+            // SAFETY: `dst` holds n + 16 bytes and does not overlap `src`.
+            unsafe { copy_short(dst.as_mut_ptr().add(8), &src) };
+            assert_eq!(&dst[8..8 + n], &src[..], "n = {n}");
+            assert!(dst[..8].iter().chain(&dst[8 + n..]).all(|&b| b == 0xee), "n = {n}: wrote outside");
+        }
+    }
 
     #[test]
     fn varint_lengths_match_the_writer() {

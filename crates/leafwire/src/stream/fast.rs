@@ -63,6 +63,7 @@ pub(super) fn write<T: Serialize + ?Sized>(frames: &mut Frames, message: &T) -> 
 /// Writes a message that is a slice of numbers (its frame is the one `write` makes of it:
 /// a typed array of shape [n]) with one copy. Declines an empty slice, and on big-endian
 /// machines (whose numbers the general path turns little-endian).
+#[inline(always)]
 pub(super) fn write_slice<T: crate::read::Element>(frames: &mut Frames, values: &[T]) -> Result<()> {
     if values.is_empty() || cfg!(target_endian = "big") {
         return Err(Declined);

@@ -235,6 +235,16 @@ impl Parser {
             unsafe { crate::format::numbers::copy_short(bytes.as_mut_ptr(), &window[data..data + len]) };
             return Ok(bytemuck::cast_slice(&bytes[..len]));
         }
+        if let Found::Value { origin, end, tag: crate::format::tag::TYPED, payload, .. } = found {
+            // A whole one-dimensional array of `T` (what a slice was sent as): its bytes in
+            // place, without building the frame's root; anything else the general way.
+            let section = &window[origin..end];
+            if let Some((at, n)) = crate::format::typed::rank1_of(section, payload, T::TYPE) {
+                if let Ok(slice) = bytemuck::try_cast_slice(&section[at..at + n * T::TYPE.size()]) {
+                    return Ok(slice);
+                }
+            }
+        }
         let frame = self.found_frame(room, window, base, found);
         frame.root().as_slice::<T>().map_err(|e| e.shifted(frame.origin()))
     }

@@ -84,7 +84,11 @@ impl<W: Write> StreamWriter<W> {
 
     /// Writes a slice of numbers as one message, a typed array: the bytes `write` makes of
     /// it, with one copy instead of a call per element.
+    #[inline]
     pub fn write_slice<T: crate::read::Element + serde::Serialize>(&mut self, values: &[T]) -> Result<()> {
+        // Inline in the caller's loop: for a few numbers, a call and its register saves
+        // would be a third of the cost. Only the rare cases (a new head, the general path)
+        // are calls.
         if super::fast::write_slice(&mut self.frames, values).is_ok() {
             return self.after_frame();
         }
@@ -93,6 +97,7 @@ impl<W: Write> StreamWriter<W> {
 
     /// `write` the general way, whatever the message (the short path's tests compare).
     #[doc(hidden)]
+    #[inline(never)]
     pub fn write_planned<T: serde::Serialize + ?Sized>(&mut self, message: &T) -> Result<()> {
         let mut b = Builder::reused(self.frames.options.max_depth);
         message.serialize(crate::ser::ValueSerializer { b: &mut b, key: 0 })?;
@@ -302,6 +307,7 @@ impl Frames {
 
     /// Appends a vector frame of `count` elements (spec §14.5), `data` their bytes.
     /// The one writer of vector frames: `write_slice`'s short path and the planned path.
+    #[inline(always)]
     #[inline(always)]
     pub(super) fn vector(&mut self, element: ElementType, count: usize, data: &[u8]) {
         debug_assert_eq!(data.len(), count * element.size());
