@@ -308,7 +308,6 @@ impl Frames {
     /// Appends a vector frame of `count` elements (spec §14.5), `data` their bytes.
     /// The one writer of vector frames: `write_slice`'s short path and the planned path.
     #[inline(always)]
-    #[inline(always)]
     pub(super) fn vector(&mut self, element: ElementType, count: usize, data: &[u8]) {
         debug_assert_eq!(data.len(), count * element.size());
         let buf = &mut self.buf;
