@@ -18,9 +18,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 
 use crate::arrays;
-use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
 use crate::guard::guarded;
+use crate::loads_general::{err, Arrays, Decoder};
 use crate::node_iter::{ArrayIter, IterWhat, MapEntries, MapIter};
 
 /// What keeps a document's bytes alive and in place.
@@ -64,7 +64,8 @@ pub fn file_path(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
         return Ok(None);
     }
     let path: PathBuf = source.extract()?;
-    let is_dir = std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
+    let is_dir =
+        std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
     if is_dir {
         let eisdir: i32 = source.py().import("errno")?.getattr("EISDIR")?.extract()?;
         return Err(os_error(source, Some(eisdir)));
@@ -165,14 +166,25 @@ pub fn wrap<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static
     }
 }
 
-fn to_python<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+fn to_python<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, Document>,
+    node: &Node<'static>,
+    arrays: &str,
+    max_depth: usize,
+) -> PyResult<Bound<'py, PyAny>> {
     let mode = Arrays::parse(arrays)?;
     let owner = doc.as_any();
     let mut decoder = Decoder::new(py, mode, crate::check_depth(max_depth)?, Some(owner), doc.get().doc.as_bytes());
     decoder.value(node, 0)
 }
 
-fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+fn pointer<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, Document>,
+    node: &Node<'static>,
+    path: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     match node.pointer(path) {
         Ok(found) => wrap(py, doc, found),
         // A table's columns and cells have no nodes (spec §15.2): the table answers.
@@ -364,7 +376,11 @@ impl MapNode {
         slf.as_super().get()
     }
 
-    fn view<'py>(slf: &Bound<'py, Self>, cell: &'static PyOnceLock<Py<PyType>>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn view<'py>(
+        slf: &Bound<'py, Self>,
+        cell: &'static PyOnceLock<Py<PyType>>,
+        name: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let class = cell.import(slf.py(), "leafwire", name)?;
         class.call1((slf,))
     }
