@@ -164,6 +164,11 @@ impl<'a> Node<'a> {
         self.payload
     }
 
+    /// The key bytes and dictionary this node's object keys resolve in.
+    pub(crate) fn key_table(&self) -> (&'a [u8], Dict) {
+        (self.keys, self.dict)
+    }
+
     /// Number of keys in the document's dictionary.
     pub(crate) fn key_count(&self) -> u32 {
         self.dict.count()
