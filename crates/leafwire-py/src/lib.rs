@@ -291,6 +291,7 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<edit::Editor>()?;
     m.add_class::<stream::StreamWriter>()?;
     m.add_class::<stream::StreamIterator>()?;
+    m.add_class::<stream::StreamFrame>()?;
     m.add_function(wrap_pyfunction!(stream::iter_stream, m)?)?;
     m.add_function(wrap_pyfunction!(guard::_panic_for_test, m)?)?;
     Ok(())
