@@ -113,3 +113,45 @@ impl<'a> Frame<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::{SliceReader, StreamWriter};
+    use crate::Value;
+
+    /// Owned frames read the same after their reader and its bytes are gone, and share a
+    /// key table's copy exactly while the table does not change.
+    #[test]
+    fn owned_frames_outlive_their_reader_and_share_keys() {
+        let mut w = StreamWriter::new(Vec::new()).unwrap();
+        w.write_json(br#"{"a": 1, "b": [2.5, "x"]}"#).unwrap();
+        w.write_json(br#"{"b": [], "a": 2}"#).unwrap();
+        w.write(&[1.5f64, 2.5]).unwrap();
+        w.write(&vec![0.5f64; 40]).unwrap();
+        w.reset_keys().unwrap();
+        w.write_json(br#"{"c": null}"#).unwrap();
+        let bytes = w.into_inner().unwrap();
+
+        let (mut owned, mut expected) = (Vec::new(), Vec::new());
+        let mut shared = SharedKeys::default();
+        let mut r = SliceReader::new(&bytes).unwrap();
+        while let Some(frame) = r.next_frame() {
+            let frame = frame.unwrap();
+            expected.push(frame.to_value().unwrap());
+            owned.push(frame.to_owned_sharing(&mut shared));
+        }
+        drop(r);
+        drop(bytes);
+        let values: Vec<Value> = owned.iter().map(|f| f.frame().to_value().unwrap()).collect();
+        assert_eq!(values, expected);
+        assert_eq!(owned[0].frame().pointer("/b/1").unwrap().as_str().unwrap(), "x");
+        assert_eq!(owned[3].root().as_slice::<f64>().unwrap(), &[0.5; 40][..]);
+        assert_eq!(owned[2].root().as_slice::<f64>().unwrap(), &[1.5, 2.5][..]);
+
+        let keys = |i: usize| owned[i].keys.as_ref().expect("an object's frame holds keys");
+        assert!(Arc::ptr_eq(keys(0), keys(1)), "no keys frame between them: one copy");
+        assert!(!Arc::ptr_eq(keys(1), keys(4)), "a reset between them: a new copy");
+        assert!(owned[2].keys.is_none() && owned[3].keys.is_none(), "typed arrays hold no keys");
+    }
+}
