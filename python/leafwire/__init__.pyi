@@ -14,6 +14,7 @@ from ._leafwire import (
     Document as Document,
     Editor as Editor,
     EncodeError as EncodeError,
+    Frame as Frame,
     NotFoundError as NotFoundError,
     ObjectNode as ObjectNode,
     StreamWriter as StreamWriter,
@@ -26,7 +27,7 @@ from ._leafwire import (
 )
 
 __all__ = [
-    "ArrayNode", "DecodeError", "Document", "EncodeError", "Editor", "NotFoundError", "ObjectNode",
+    "ArrayNode", "DecodeError", "Document", "EncodeError", "Editor", "Frame", "NotFoundError", "ObjectNode",
     "StreamWriter", "Table", "dump", "dumps", "edit", "from_json", "iter_stream", "load", "loads", "open",
     "to_json", "validate",
 ]

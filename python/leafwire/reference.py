@@ -24,6 +24,10 @@ Tables (tag 0x0F, spec §15) are read with every rule of §15.1 checked (bounds 
 the body and the document, every position against the placement rule, reserved fields,
 flags and padding zero, string offsets, UTF-8, bools, missing cells, bitmap bits).
 
+Streams (spec §14) are read by ``iter_stream``: the header, every frame's length and CRC,
+the key table, vector frames, and value frames decoded by the same code as documents
+(each frame's section read as a document whose object keys are the stream's).
+
 Python mapping: null -> None, false/true -> bool, int/uint/bignum -> int, f64 and f32
 -> float (binary32 widened), string -> str, bytes -> bytes, array -> list, object ->
 dict (insertion order), intmap -> dict with int keys, typed array -> nested lists
@@ -41,7 +45,7 @@ import struct
 import zlib
 from decimal import Decimal
 
-__all__ = ["FormatError", "MAX_DEPTH", "load", "loads"]
+__all__ = ["FormatError", "MAX_DEPTH", "iter_stream", "load", "loads"]
 
 MAGIC = b"LEAFWIRE"
 HEADER_SIZE = 112
@@ -69,6 +73,7 @@ class FormatError(ValueError):
     def __init__(self, offset, message):
         super().__init__(f"{message} (at byte offset {offset})")
         self.offset = offset
+        self.message = message
 
 
 def load(fp, *, max_depth=MAX_DEPTH, dates="counts"):
@@ -517,3 +522,178 @@ def _time_text(count, unit, zoned):
     if frac:
         text += ".%0*d" % (3 * (unit - 2), frac)
     return text + ("Z" if zoned else "")
+
+
+# -- streams (§14) --------------------------------------------------------------------------
+
+STREAM_MAGIC = b"LWSTREAM"
+FLAG_CRC = 1  # §14.1: every frame ends with a CRC-32
+KIND_KEYS, KIND_RESET, KIND_VECTOR = 0x40, 0x41, 0x42
+VECTOR_MAX_BYTES = 64
+# §14.3: the payload widths a scalar frame may have, by root tag.
+SCALAR_WIDTHS = {NULL: (0,), FALSE: (0,), TRUE: (0,), INT: (1, 2, 4, 8), UINT: (1, 2, 4, 8), F64: (8,), F32: (4, 8)}
+MAX_FRAME, MAX_KEYS, MAX_KEY_BYTES = 64 << 20, 1 << 20, 64 << 20  # the reader's bounds (§14.2, §14.4)
+
+
+def iter_stream(data, *, max_depth=MAX_DEPTH, max_frame=MAX_FRAME, max_keys=MAX_KEYS, max_key_bytes=MAX_KEY_BYTES):
+    """Yield the messages of a whole Leafwire stream (bytes-like) as Python values, mapped
+    as ``loads`` maps a document's (a vector frame gives a list). Errors are FormatError at
+    a stream offset; a torn frame raises after every complete message before it."""
+    data = bytes(data)
+    flags = _stream_header(data)
+    keys = []  # §14.4: the key table; a key's id is its index
+    f = HEADER_SIZE
+    while f < len(data):
+        length, b = _frame_length(data, f, max_frame)
+        end = b + length
+        after = end + (4 if flags & FLAG_CRC else 0)
+        if after > len(data):
+            raise FormatError(f, "truncated frame: the stream ends inside it")
+        if flags & FLAG_CRC and zlib.crc32(data[f:end]) != struct.unpack_from("<I", data, end)[0]:
+            raise FormatError(f, "frame checksum mismatch")
+        kind = data[b]
+        if kind <= TYPED:
+            yield _value_frame(data, b, end, kind, keys, max_depth)
+        elif kind == KIND_VECTOR:
+            yield _vector_frame(data, b, end)
+        elif kind == KIND_KEYS:
+            keys += _keys_frame(data, b, end, keys, max_keys, max_key_bytes)
+        elif kind == KIND_RESET and length == 1:
+            keys = []
+        elif kind == KIND_RESET:
+            raise FormatError(b, "a reset frame with a body")
+        else:
+            raise FormatError(b, f"reserved frame kind 0x{kind:02x}")
+        f = after
+
+
+def _stream_header(data):
+    """§14.1: check the 112-byte header; return its flags."""
+    if data[:8] != STREAM_MAGIC[:len(data)]:
+        raise FormatError(0, "not a Leafwire stream (bad magic)")
+    if len(data) < HEADER_SIZE:
+        raise FormatError(len(data), "truncated stream header")
+    major, _minor, flags = struct.unpack_from("<BBH", data, 8)
+    if major != 1:
+        raise FormatError(8, f"unsupported stream major version {major}")
+    if flags & ~FLAG_CRC:
+        raise FormatError(10, f"unknown stream flags 0x{flags:04x}")
+    if any(data[12:HEADER_SIZE]):
+        raise FormatError(12, "reserved stream header bytes are not zero")
+    return flags
+
+
+def _varint_in(data, p, end, what):
+    """§1 varint in data[p:end]; returns (value, offset after it)."""
+    value = 0
+    for i in range(10):
+        if p + i >= end:
+            break
+        byte = data[p + i]
+        value |= (byte & 0x7F) << (7 * i)
+        if byte < 0x80:
+            if value >= 1 << 64:
+                break
+            return value, p + i + 1
+    raise FormatError(p, f"truncated or overlong {what}")
+
+
+def _frame_length(data, f, max_frame):
+    """§14.2: the frame length at `f`; returns (L, body offset B)."""
+    if f + 10 > len(data) and all(byte >= 0x80 for byte in data[f:]):
+        raise FormatError(f, "truncated frame: the stream ends inside its length")
+    length, b = _varint_in(data, f, len(data), "frame length")
+    if length == 0:
+        raise FormatError(f, "frame of length 0")
+    if length > max_frame:
+        raise FormatError(f, f"frame of {length} bytes, above the limit of {max_frame}")
+    return length, b
+
+
+def _value_frame(data, b, end, tag, keys, max_depth):
+    """§14.3: a scalar root's payload follows the kind byte; a block root lies in the
+    frame's section, read as a document from the origin's 112 bytes before."""
+    if tag < STRING:
+        width = end - b - 1
+        if width not in SCALAR_WIDTHS[tag]:
+            raise FormatError(b, f"a scalar frame of tag 0x{tag:02x} with a payload of {width} bytes")
+        payload = int.from_bytes(data[b + 1:end], "little", signed=tag == INT)
+        reader = _Reader(b"", 0, max_depth, False)
+        reader.budget = 1  # one value, with no bytes of its own in a document
+        return reader.value(tag, payload, b, 0)
+    origin = b - b % 8
+    base = origin - HEADER_SIZE  # the stream offset of the section's offset 0
+    start = HEADER_SIZE + b + 1 - origin  # s: the first byte a block may use
+    reader = _FrameReader(data[base:end], keys, max_depth)
+    root = start if tag in (ARRAY, OBJECT, INTMAP) else _align(start, 8)
+    try:
+        value = reader.value(tag, root, start - 1, 0)
+        blocks = sorted(reader.blocks)
+        if blocks and blocks[0][0] < start:
+            raise FormatError(blocks[0][0], "a block before the frame's section")
+        for (_, stop), (begin, _) in zip(blocks, blocks[1:]):  # a tree, as in a document
+            if begin < stop:
+                raise FormatError(begin, "shared or overlapping blocks")
+    except FormatError as error:
+        raise FormatError(base + error.offset, error.message) from None
+    except RecursionError:
+        raise FormatError(b, "nesting too deep for Python's recursion limit") from None
+    return value
+
+
+class _FrameReader(_Reader):
+    """Reads a frame's section (§14.3): object keys are ids of the stream's key table."""
+
+    def __init__(self, section, keys, max_depth):
+        super().__init__(section, 0, max_depth, False)
+        self.keys = keys
+
+    def key(self, key_id, at):
+        if key_id >= len(self.keys):
+            # Reported where the frame's offsets start, as §14.3 says the reference does.
+            raise FormatError(0, f"key id {key_id} is not in the stream's key table of {len(self.keys)}")
+        return self.keys[key_id]
+
+
+def _vector_frame(data, b, end):
+    """§14.5: an element code and 1 to 64 bytes of whole elements -> a list."""
+    if end - b < 2:
+        raise FormatError(b, "a vector frame without an element type")
+    code = data[b + 1]
+    if code >= len(ELEMENT_FORMATS):
+        raise FormatError(b + 1, f"vector frame: unknown element type {code}")
+    fmt = ELEMENT_FORMATS[code]
+    size, n = struct.calcsize(fmt), end - b - 2
+    if n == 0 or n % size or n > VECTOR_MAX_BYTES:
+        raise FormatError(b, f"vector frame: {n} bytes of elements, not a positive multiple of {size} up to 64")
+    values = list(struct.unpack_from(f"<{n // size}{fmt}", data, b + 2))
+    if code == BOOL_ELEMENT:
+        for i, v in enumerate(values):
+            if v > 1:
+                raise FormatError(b + 2 + i, "bool element other than 0 or 1")
+        values = [v == 1 for v in values]
+    return values
+
+
+def _keys_frame(data, b, end, keys, max_keys, max_key_bytes):
+    """§14.4: a varint n >= 1, then n keys (varint length, UTF-8), ending with the body."""
+    n, p = _varint_in(data, b + 1, end, "key count")
+    if n == 0 or n > end - b - 1:
+        raise FormatError(b + 1, f"keys frame: {n} keys in {end - b - 1} bytes")
+    new = []
+    for _ in range(n):
+        length, q = _varint_in(data, p, end, "key length")
+        if q + length > end:
+            raise FormatError(p, "keys frame: a key runs past the frame")
+        try:
+            new.append(data[q:q + length].decode("utf-8"))
+        except UnicodeDecodeError:
+            raise FormatError(q, "keys frame: a key is not valid UTF-8") from None
+        p = q + length
+    if p != end:
+        raise FormatError(p, "keys frame: bytes after the last key")
+    if len(set(keys + new)) != len(keys) + len(new):
+        raise FormatError(b, "keys frame: a key the table already holds")
+    if len(keys) + len(new) > max_keys or sum(len(k.encode()) for k in keys + new) > max_key_bytes:
+        raise FormatError(b, "the stream's key table passes the reader's bounds")
+    return new

@@ -18,9 +18,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyInt, PySlice, PyString, PyType};
 
 use crate::arrays;
-use crate::loads_general::{err, Arrays, Decoder};
 use crate::errors::{to_py, NotFoundError, Side};
 use crate::guard::guarded;
+use crate::loads_general::{err, Arrays, Decoder};
 use crate::node_iter::{ArrayIter, IterWhat, MapEntries, MapIter};
 
 /// What keeps a document's bytes alive and in place.
@@ -31,13 +31,23 @@ enum Owner {
     /// A packed document (spec §13) laid out as an ordinary one in memory: packed arrays
     /// have no nodes to hand out lazily.
     Unpacked(#[allow(dead_code)] leafwire::AlignedBytes),
+    /// A stream's message (spec §14) with its own copy of its bytes and key table, made
+    /// when the stream's reader handed it out: the reader's buffer moves on.
+    Frame(#[allow(dead_code)] leafwire::stream::OwnedFrame),
+}
+
+/// What a `Document` reads: a document, or a stream's message laid out as one (spec §14.3).
+enum Lazy {
+    Document(leafwire::Document<'static>),
+    Frame { root: Node<'static>, bytes: &'static [u8] },
 }
 
 /// A Leafwire document opened lazily: nothing past the header is read until asked for.
-#[pyclass(frozen, module = "leafwire", name = "Document")]
+/// Subclassed by `leafwire.Frame`, a stream's message read lazily (crate::stream).
+#[pyclass(frozen, subclass, module = "leafwire", name = "Document")]
 pub struct Document {
     // Declared before `owner` so it is dropped first; it borrows the owner's bytes.
-    doc: leafwire::Document<'static>,
+    doc: Lazy,
     owner: Owner,
 }
 
@@ -64,7 +74,8 @@ pub fn file_path(source: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
         return Ok(None);
     }
     let path: PathBuf = source.extract()?;
-    let is_dir = std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
+    let is_dir =
+        std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(source, e.raw_os_error()))?.is_dir();
     if is_dir {
         let eisdir: i32 = source.py().import("errno")?.getattr("EISDIR")?.extract()?;
         return Err(os_error(source, Some(eisdir)));
@@ -97,6 +108,7 @@ impl Document {
             Owner::Bytes(b) => b.bind(py).as_bytes(),
             Owner::Buffer(b) => buffer_bytes(b)?,
             Owner::Unpacked(b) => b.as_bytes(),
+            Owner::Frame(f) => f.bytes(),
         };
         if !matches!(owner, Owner::Unpacked(_)) && leafwire::is_packed_document(bytes) {
             let unpacked = py.detach(|| leafwire::unpack(bytes)).map_err(|e| err(py, e))?;
@@ -107,7 +119,17 @@ impl Document {
         // the storage of an immutable bytes object, or an exported buffer).
         let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) };
         let doc = leafwire::Document::open(bytes).map_err(|e| err(py, e))?;
-        Ok(Document { doc, owner })
+        Ok(Document { doc: Lazy::Document(doc), owner })
+    }
+
+    /// A stream's message, read lazily over its own bytes.
+    pub(crate) fn frame(frame: leafwire::stream::OwnedFrame) -> Document {
+        // SAFETY: the frame's bytes and key table are heap memory the `OwnedFrame` owns
+        // (behind `Arc`s, never written), which moves into the same `Document` as `owner`
+        // and is dropped after `doc`; moving it does not move them.
+        let root: Node<'static> = unsafe { std::mem::transmute::<Node<'_>, Node<'static>>(frame.root()) };
+        let bytes: &'static [u8] = unsafe { std::slice::from_raw_parts(frame.bytes().as_ptr(), frame.bytes().len()) };
+        Document { doc: Lazy::Frame { root, bytes }, owner: Owner::Frame(frame) }
     }
 
     pub fn open(py: Python<'_>, source: &Bound<'_, PyAny>) -> PyResult<Document> {
@@ -131,11 +153,17 @@ impl Document {
 
     /// The document's bytes (they live as long as this `Document`).
     pub(crate) fn bytes(&self) -> &'static [u8] {
-        self.doc.as_bytes()
+        match &self.doc {
+            Lazy::Document(doc) => doc.as_bytes(),
+            Lazy::Frame { bytes, .. } => bytes,
+        }
     }
 
     pub(crate) fn root_node(&self) -> Node<'static> {
-        self.doc.root()
+        match &self.doc {
+            Lazy::Document(doc) => doc.root(),
+            Lazy::Frame { root, .. } => *root,
+        }
     }
 
     fn kind_of_owner(&self) -> &'static str {
@@ -144,13 +172,14 @@ impl Document {
             Owner::Bytes(_) => "bytes",
             Owner::Buffer(_) => "buffer",
             Owner::Unpacked(_) => "unpacked copy",
+            Owner::Frame(_) => "stream frame",
         }
     }
 }
 
 /// A node as Python sees it: a scalar value, a numpy view, or a container node.
 pub fn wrap<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static>) -> PyResult<Bound<'py, PyAny>> {
-    if let Some(obj) = Decoder::scalar(py, &node, doc.get().doc.as_bytes())? {
+    if let Some(obj) = Decoder::scalar(py, &node, doc.get().bytes())? {
         return Ok(obj);
     }
     let base = || PyClassInitializer::from(NodeBase { doc: doc.clone().unbind(), node });
@@ -165,14 +194,25 @@ pub fn wrap<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: Node<'static
     }
 }
 
-fn to_python<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
+fn to_python<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, Document>,
+    node: &Node<'static>,
+    arrays: &str,
+    max_depth: usize,
+) -> PyResult<Bound<'py, PyAny>> {
     let mode = Arrays::parse(arrays)?;
     let owner = doc.as_any();
-    let mut decoder = Decoder::new(py, mode, crate::check_depth(max_depth)?, Some(owner), doc.get().doc.as_bytes());
+    let mut decoder = Decoder::new(py, mode, crate::check_depth(max_depth)?, Some(owner), doc.get().bytes());
     decoder.value(node, 0)
 }
 
-fn pointer<'py>(py: Python<'py>, doc: &Bound<'py, Document>, node: &Node<'static>, path: &str) -> PyResult<Bound<'py, PyAny>> {
+fn pointer<'py>(
+    py: Python<'py>,
+    doc: &Bound<'py, Document>,
+    node: &Node<'static>,
+    path: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     match node.pointer(path) {
         Ok(found) => wrap(py, doc, found),
         // A table's columns and cells have no nodes (spec §15.2): the table answers.
@@ -190,27 +230,31 @@ impl Document {
     /// The root value: a node for containers, a numpy view for a typed array, else a scalar.
     #[getter]
     fn root<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        wrap(slf.py(), slf, slf.get().doc.root())
+        wrap(slf.py(), slf, slf.get().root_node())
     }
 
     /// The value at a JSON Pointer (RFC 6901), "" being the root. Raises NotFoundError
     /// (a KeyError) when the path names nothing.
     fn pointer<'py>(slf: &Bound<'py, Self>, path: &str) -> PyResult<Bound<'py, PyAny>> {
-        pointer(slf.py(), slf, &slf.get().doc.root(), path)
+        pointer(slf.py(), slf, &slf.get().root_node(), path)
     }
 
     /// The whole document as Python values (like `loads`, but typed arrays are views of
     /// the document's bytes when `arrays="numpy"`).
     #[pyo3(signature = (*, arrays = "numpy", max_depth = 128))]
     fn to_python<'py>(slf: &Bound<'py, Self>, arrays: &str, max_depth: usize) -> PyResult<Bound<'py, PyAny>> {
-        to_python(slf.py(), slf, &slf.get().doc.root(), arrays, max_depth)
+        to_python(slf.py(), slf, &slf.get().root_node(), arrays, max_depth)
     }
 
     /// Checks the whole document (spec §9); raises DecodeError with the offset at fault.
     #[pyo3(signature = (*, max_depth = 128))]
     fn validate(&self, py: Python<'_>, max_depth: usize) -> PyResult<()> {
         let options = leafwire::ValidateOptions { max_depth: crate::check_depth(max_depth)? };
-        leafwire::validate_with(self.doc.as_bytes(), &options).map(|_| ()).map_err(|e| err(py, e))
+        match &self.doc {
+            Lazy::Document(doc) => leafwire::validate_with(doc.as_bytes(), &options).map(|_| ()).map_err(|e| err(py, e)),
+            // A message has no document to validate: reading every value checks what it holds.
+            Lazy::Frame { root, .. } => root.to_value().map(|_| ()).map_err(|e| err(py, e)),
+        }
     }
 
     /// The document's tables (spec §15) by name, as `leafwire.Table` objects: for a Data
@@ -224,7 +268,7 @@ impl Document {
     /// Length of the document in bytes.
     #[getter]
     fn nbytes(&self) -> PyResult<usize> {
-        Ok(self.doc.as_bytes().len())
+        Ok(self.bytes().len())
     }
 
     fn __getitem__<'py>(slf: &Bound<'py, Self>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
@@ -261,7 +305,7 @@ impl Document {
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        Ok(format!("<leafwire.Document of {} bytes ({}), root: {}>", self.doc.as_bytes().len(), self.kind_of_owner(), self.doc.root().kind()))
+        Ok(format!("<leafwire.Document of {} bytes ({}), root: {}>", self.bytes().len(), self.kind_of_owner(), self.root_node().kind()))
     }
 }
 }
@@ -364,7 +408,11 @@ impl MapNode {
         slf.as_super().get()
     }
 
-    fn view<'py>(slf: &Bound<'py, Self>, cell: &'static PyOnceLock<Py<PyType>>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    fn view<'py>(
+        slf: &Bound<'py, Self>,
+        cell: &'static PyOnceLock<Py<PyType>>,
+        name: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let class = cell.import(slf.py(), "leafwire", name)?;
         class.call1((slf,))
     }

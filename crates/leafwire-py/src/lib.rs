@@ -14,8 +14,8 @@ mod guard;
 mod loads_fast;
 mod loads_general;
 mod node_iter;
-mod strings;
 mod stream;
+mod strings;
 mod table;
 
 use leafwire::json::JsonOptions;
@@ -25,9 +25,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
-use loads_general::{Arrays, Decoder};
 use errors::{to_py, Side};
 use guard::guarded;
+use loads_general::{Arrays, Decoder};
 
 /// Encoding builds many small vectors and strings (the core's builder, decoded trees);
 /// mimalloc serves them several times faster than the system allocator.
@@ -291,6 +291,7 @@ fn _leafwire(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<edit::Editor>()?;
     m.add_class::<stream::StreamWriter>()?;
     m.add_class::<stream::StreamIterator>()?;
+    m.add_class::<stream::StreamFrame>()?;
     m.add_function(wrap_pyfunction!(stream::iter_stream, m)?)?;
     m.add_function(wrap_pyfunction!(guard::_panic_for_test, m)?)?;
     Ok(())

@@ -1,14 +1,20 @@
 //! Streams (spec §14) from Python: `StreamWriter(sink)` writes objects as frames to any
 //! object with `write` (a file) or `sendall` (a socket); `iter_stream(source)` yields
-//! the messages of any object with `read` or `recv`. The core's writer and reader do the
-//! work; this module moves bytes across the Python boundary and objects through the same
-//! encoder and decoder as `dumps` and `loads`.
+//! the messages of any object with `read` or `recv`, as Python values or, with
+//! `lazy=True`, as `Frame`s read lazily as `open()` reads a document. The core's writer and
+//! reader do the work; this module moves bytes across the Python boundary and objects
+//! through the same encoder and decoder as `dumps` and `loads`.
+//!
+//! A lazy frame outlives the reader's buffer, which the next frame reuses: it owns a copy
+//! of its frame's bytes (and shares a copy of the key table with the frames read while the
+//! table did not change), so nothing it hands out points into the reader.
 
 use std::io::{Read, Write};
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use crate::document::Document;
 use crate::errors::{self, to_py, Side};
 use crate::guard::guarded;
 use crate::loads_general::{self, Arrays, Decoder};
@@ -171,12 +177,46 @@ impl StreamWriter {
 }
 }
 
-/// The messages of a Leafwire stream read from a file or socket, as Python objects.
+/// The messages of a Leafwire stream read from a file or socket, as Python objects (or
+/// lazy `Frame`s).
 #[pyclass(unsendable, module = "leafwire")]
 pub struct StreamIterator {
     reader: Option<leafwire::stream::StreamReader<PySource>>,
     arrays: Arrays,
     max_depth: usize,
+    /// Yield `Frame`s, which share this copy of the key table while it does not change.
+    lazy: Option<leafwire::stream::SharedKeys>,
+}
+
+/// A stream's message read lazily: a `Document` (indexing, `get`, `pointer`, `root`,
+/// `to_python`...) over its own copy of the frame's bytes, so it stays usable after the
+/// iterator has moved on. Offsets in its nodes and errors count from `origin`.
+#[pyclass(frozen, extends = Document, module = "leafwire", name = "Frame")]
+pub struct StreamFrame {
+    offset: u64,
+    origin: u64,
+}
+
+guarded! {
+#[pymethods]
+impl StreamFrame {
+    /// The stream offset of the frame (its length field).
+    #[getter]
+    fn offset(&self) -> PyResult<u64> {
+        Ok(self.offset)
+    }
+
+    /// The stream offset that the message's block offsets count from (spec §14.3).
+    #[getter]
+    fn origin(&self) -> PyResult<u64> {
+        Ok(self.origin)
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let doc = slf.as_super().get();
+        Ok(format!("<leafwire.Frame at stream offset {}, root: {}>", slf.get().offset, doc.root_node().kind()))
+    }
+}
 }
 
 guarded! {
@@ -200,6 +240,12 @@ impl StreamIterator {
                 return Err(raised.unwrap_or_else(|| loads_general::err(py, e)));
             }
         };
+        if let Some(keys) = self.lazy.as_mut() {
+            let owned = frame.to_owned_sharing(keys);
+            let lazy = StreamFrame { offset: frame.offset(), origin: frame.origin() };
+            let init = pyo3::PyClassInitializer::from(Document::frame(owned)).add_subclass(lazy);
+            return Ok(Some(Bound::new(py, init)?.into_any().unbind()));
+        }
         // No owner: arrays are copied out of the reader's buffer, which the next frame reuses.
         let mut decoder = Decoder::new(py, self.arrays, self.max_depth, None, frame.bytes());
         Ok(Some(decoder.value(&frame.root(), 0)?.unbind()))
@@ -216,15 +262,19 @@ impl StreamIterator {
 guarded! {
 /// Iterates over the messages of the Leafwire stream read from `source` (a binary file or
 /// a socket). A stream that ends inside a frame raises `DecodeError` after every complete
-/// message before it has been yielded.
+/// message before it has been yielded. With `lazy=True` it yields `Frame`s, each read
+/// lazily over its own copy of its frame's bytes (typed arrays are read-only numpy views
+/// of that copy); `arrays` and `max_depth` then apply to nothing (pass them to
+/// `Frame.to_python`).
 #[pyfunction]
-#[pyo3(signature = (source, /, *, arrays = "numpy", max_depth = 128, buffer_size = 65536, max_frame = 67108864))]
+#[pyo3(signature = (source, /, *, arrays = "numpy", max_depth = 128, buffer_size = 65536, max_frame = 67108864, lazy = false))]
 pub fn iter_stream(
     source: &Bound<'_, PyAny>,
     arrays: &str,
     max_depth: usize,
     buffer_size: usize,
     max_frame: u64,
+    lazy: bool,
 ) -> PyResult<StreamIterator> {
     let arrays = Arrays::parse(arrays)?;
     let method = method(source, ["read", "recv"], "iter_stream")?;
@@ -233,6 +283,7 @@ pub fn iter_stream(
     // The header is read here, so a source that is not a stream fails at the call.
     let reader =
         leafwire::stream::StreamReader::with_options(from, options).map_err(|e| loads_general::err(source.py(), e))?;
-    Ok(StreamIterator { reader: Some(reader), arrays, max_depth })
+    let lazy = lazy.then(leafwire::stream::SharedKeys::default);
+    Ok(StreamIterator { reader: Some(reader), arrays, max_depth, lazy })
 }
 }

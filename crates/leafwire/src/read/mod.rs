@@ -9,23 +9,23 @@
 mod iter;
 mod lookup;
 mod packed;
-mod table_pointer;
 mod pointer;
+mod table_pointer;
 pub(crate) mod typed;
 
 use crate::error::{Error, Result};
+use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data::{self, utf8};
 use crate::format::dictionary::Dict;
 use crate::format::header::{self, RootRecord};
 use crate::format::typed::TypedHeader;
-use crate::format::budget::Budget;
 use crate::format::{is_bignum_text, tag};
 use crate::value::{Kind, Value};
 pub use iter::{Children, Entries, IntEntries, ObjectView};
+pub(crate) use pointer::array_index;
 pub use pointer::Pointer;
 pub use table_pointer::TablePart;
-pub(crate) use pointer::array_index;
 pub use typed::{Element, TypedRef};
 
 /// An open Leafwire document over borrowed bytes. Opening costs O(1).
@@ -48,7 +48,9 @@ impl<'a> Document<'a> {
     /// A document whose header its caller has already read (the editor keeps its root
     /// record in memory): skips the magic and CRC checks of `open`.
     pub(crate) fn with_record(bytes: &'a [u8], record: RootRecord) -> Result<Document<'a>> {
-        let buf = usize::try_from(record.end).ok().and_then(|end| bytes.get(..end))
+        let buf = usize::try_from(record.end)
+            .ok()
+            .and_then(|end| bytes.get(..end))
             .ok_or_else(|| Error::malformed(record.end, "document end past the buffer"))?;
         let dict = Dict::parse(buf, record.dictionary)?;
         Ok(Document { buf, record, dict })
@@ -56,7 +58,15 @@ impl<'a> Document<'a> {
 
     /// The root value.
     pub fn root(&self) -> Node<'a> {
-        Node { buf: self.buf, keys: self.buf, dict: self.dict, tag: self.record.root_tag, payload: self.record.root, level: 0, start: 0 }
+        Node {
+            buf: self.buf,
+            keys: self.buf,
+            dict: self.dict,
+            tag: self.record.root_tag,
+            payload: self.record.root,
+            level: 0,
+            start: 0,
+        }
     }
 
     /// The value at a JSON Pointer (RFC 6901), `""` being the root.
@@ -134,7 +144,11 @@ impl<'a> Node<'a> {
 
     /// Byte offset of the block this node points to (0 for inline scalars).
     pub fn offset(&self) -> u64 {
-        if tag::is_pointer(self.tag) { self.payload } else { 0 }
+        if tag::is_pointer(self.tag) {
+            self.payload
+        } else {
+            0
+        }
     }
 
     pub(crate) fn buf(&self) -> &'a [u8] {
@@ -148,6 +162,11 @@ impl<'a> Node<'a> {
 
     pub(crate) fn payload(&self) -> u64 {
         self.payload
+    }
+
+    /// The key bytes and dictionary this node's object keys resolve in.
+    pub(crate) fn key_table(&self) -> (&'a [u8], Dict) {
+        (self.keys, self.dict)
     }
 
     /// Number of keys in the document's dictionary.
@@ -175,7 +194,9 @@ impl<'a> Node<'a> {
                 let c = self.container()?;
                 c.pos as u64..c.end as u64
             }
-            tag::STRING | tag::BYTES | tag::BIGNUM | tag::PACKED => self.payload..data::span(self.buf, self.payload)?.1 as u64,
+            tag::STRING | tag::BYTES | tag::BIGNUM | tag::PACKED => {
+                self.payload..data::span(self.buf, self.payload)?.1 as u64
+            }
             tag::TABLE => self.payload..crate::format::table::TableBlock::parse(self.buf, self.payload)?.end() as u64,
             tag::TYPED if self.level == 0 => self.payload..self.typed_header()?.end() as u64,
             _ => return Ok(None),
@@ -352,7 +373,10 @@ impl<'a> Node<'a> {
     pub fn as_bignum(&self) -> Result<&'a str> {
         let bytes = self.data_block(tag::BIGNUM, "a bignum")?;
         let valid = is_bignum_text(bytes);
-        std::str::from_utf8(bytes).ok().filter(|_| valid).ok_or_else(|| Error::malformed(self.payload, "bignum is not decimal digits"))
+        std::str::from_utf8(bytes)
+            .ok()
+            .filter(|_| valid)
+            .ok_or_else(|| Error::malformed(self.payload, "bignum is not decimal digits"))
     }
 
     /// A table (spec §15), read in place.
@@ -388,7 +412,9 @@ impl<'a> Node<'a> {
     /// The children of an array, or the values of an object or intmap, in order.
     pub fn iter(&self) -> Result<Children<'a>> {
         match self.tag {
-            tag::ARRAY | tag::OBJECT | tag::INTMAP => Ok(Children { node: *self, container: Some(self.container()?), typed_len: 0, next: 0 }),
+            tag::ARRAY | tag::OBJECT | tag::INTMAP => {
+                Ok(Children { node: *self, container: Some(self.container()?), typed_len: 0, next: 0 })
+            }
             tag::TYPED => Ok(Children { node: *self, container: None, typed_len: self.len()?, next: 0 }),
             tag::PACKED => Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload))),
             _ => Err(Error::wrong_type("an array", self.kind())),
@@ -415,9 +441,13 @@ impl<'a> Node<'a> {
     /// blocks (an upper bound read from its header), 1 for everything else.
     pub(crate) fn visit_cost(&self) -> u64 {
         match self.tag {
-            tag::STRING | tag::BYTES | tag::BIGNUM => data::block(self.buf, self.payload).map_or(1, |b| Budget::block_cost(b.len())),
+            tag::STRING | tag::BYTES | tag::BIGNUM => {
+                data::block(self.buf, self.payload).map_or(1, |b| Budget::block_cost(b.len()))
+            }
             tag::TYPED if self.level == 0 => self.typed_header().map_or(1, |h| Budget::typed_header_cost(&h)),
-            tag::TABLE => crate::format::table::TableBlock::parse(self.buf, self.payload).map_or(1, |t| Budget::block_cost(t.len)),
+            tag::TABLE => {
+                crate::format::table::TableBlock::parse(self.buf, self.payload).map_or(1, |t| Budget::block_cost(t.len))
+            }
             // Rows of a typed array were paid for with the whole array.
             tag::TYPED => 0,
             _ => 1,

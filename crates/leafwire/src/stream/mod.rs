@@ -24,9 +24,11 @@
 //! (a vector frame's numbers are copied into the reader's own aligned memory first).
 
 mod fast;
+mod owned;
 mod read;
 mod write;
 
+pub use owned::{OwnedFrame, SharedKeys};
 pub use read::{Deserialized, SliceReader, StreamReader, Values};
 pub use write::StreamWriter;
 
@@ -77,6 +79,8 @@ pub struct Frame<'a> {
     root: Node<'a>,
     origin: u64,
     offset: u64,
+    /// The reader's count of key-table changes when the frame was read.
+    keys_version: u64,
 }
 
 impl<'a> Frame<'a> {

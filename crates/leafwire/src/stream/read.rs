@@ -62,6 +62,9 @@ struct Parser {
     /// A frame was skipped that may have held keys: block roots are refused until a reset
     /// frame makes the table known again.
     table_unknown: bool,
+    /// Counts the changes to the table (keys and reset frames), so that a copy of it can
+    /// tell whether it is still current (`Frame::to_owned_sharing`).
+    keys_version: u64,
 }
 
 /// Where a reader stands after an error.
@@ -80,7 +83,7 @@ enum Failed {
 
 impl Parser {
     fn new(flags: u16, options: StreamOptions) -> Parser {
-        Parser { flags, options, table: GrowingDict::default(), table_unknown: false }
+        Parser { flags, options, table: GrowingDict::default(), table_unknown: false, keys_version: 0 }
     }
 
     fn crc_len(&self) -> usize {
@@ -141,11 +144,13 @@ impl Parser {
             }
             fs::KIND_KEYS => {
                 self.add_keys(&window[body + 1..end], body_at).map_err(|e| (e, skippable(true)))?;
+                self.keys_version += 1;
                 Ok(Step::Control { next })
             }
             fs::KIND_RESET if len == 1 => {
                 self.table.clear();
                 self.table_unknown = false;
+                self.keys_version += 1;
                 Ok(Step::Control { next })
             }
             fs::KIND_RESET => Err((Error::malformed(body_at, "a reset frame with a body"), skippable(false))),
@@ -196,7 +201,7 @@ impl Parser {
     ) -> Frame<'a> {
         let section = &window[origin..end];
         let root = Node::frame_root(section, self.table.bytes(), self.table.dict(), tag, payload);
-        Frame { root, origin: base + origin as u64, offset: frame_at }
+        Frame { root, origin: base + origin as u64, offset: frame_at, keys_version: self.keys_version }
     }
 
     /// The frame of a message found in `window` (whose first byte is at stream offset
@@ -269,7 +274,7 @@ impl Parser {
         // (but for a frame in the first 13 bytes after the stream header, whose elements
         // lie before section offset 128: its offsets then count from 0).
         let origin = data_at.saturating_sub((end - data.len()) as u64);
-        Frame { root, origin, offset: frame_at }
+        Frame { root, origin, offset: frame_at, keys_version: self.keys_version }
     }
 }
 
