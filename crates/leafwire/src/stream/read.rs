@@ -312,7 +312,7 @@ impl<R: Read> StreamReader<R> {
     }
 
     pub fn with_options(source: R, options: StreamOptions) -> Result<StreamReader<R>> {
-        let words = vec![0u64; options.buffer_size.max(64).div_ceil(8)];
+        let words = vec![0u64; (options.buffer_size.max(64) + fs::SECTION_BASE as usize + 8).div_ceil(8)];
         let mut r = StreamReader {
             source,
             words,
@@ -339,9 +339,12 @@ impl<R: Read> StreamReader<R> {
     /// Makes room for the buffer to hold bytes up to index `need` (moving the unread bytes,
     /// and the 112 before the next frame that its section starts with, to the front,
     /// keeping stream offsets congruent to indexes modulo 8), then reads once.
+    ///
+    /// A read always has room for a whole buffer size: the sink's writer sends buffer-sized
+    /// writes, and a read a few bytes short of one leaves a remainder that costs a second
+    /// read (and, on a socket, a second wake-up) per buffer.
     fn fill(&mut self, need: usize) -> Result<()> {
         let keep_from = (self.at - self.at % 8).saturating_sub(fs::SECTION_BASE as usize);
-        let need = need - keep_from;
         if keep_from > 0 {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
             bytes.copy_within(keep_from..self.filled, 0);
@@ -349,6 +352,7 @@ impl<R: Read> StreamReader<R> {
             self.at -= keep_from;
             self.base += keep_from as u64;
         }
+        let need = (need - keep_from).max(self.filled + self.parser.options.buffer_size);
         if need > self.words.len() * 8 {
             self.words.resize(need.div_ceil(8).max(2 * self.words.len()), 0);
         }
