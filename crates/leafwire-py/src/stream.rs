@@ -117,7 +117,8 @@ guarded! {
 #[pymethods]
 impl StreamWriter {
     #[new]
-    #[pyo3(signature = (sink, /, *, buffer_size = 65536, crc = false, default = None, max_depth = 128))]
+    // 65472: leafwire::stream::DEFAULT_BUFFER_SIZE (a signature's default is a literal).
+    #[pyo3(signature = (sink, /, *, buffer_size = 65472, crc = false, default = None, max_depth = 128))]
     fn new(
         sink: &Bound<'_, PyAny>,
         buffer_size: usize,
@@ -267,7 +268,8 @@ guarded! {
 /// of that copy); `arrays` and `max_depth` then apply to nothing (pass them to
 /// `Frame.to_python`).
 #[pyfunction]
-#[pyo3(signature = (source, /, *, arrays = "numpy", max_depth = 128, buffer_size = 65536, max_frame = 67108864, lazy = false))]
+// 65472: leafwire::stream::DEFAULT_BUFFER_SIZE (a signature's default is a literal).
+#[pyo3(signature = (source, /, *, arrays = "numpy", max_depth = 128, buffer_size = 65472, max_frame = 67108864, lazy = false))]
 pub fn iter_stream(
     source: &Bound<'_, PyAny>,
     arrays: &str,

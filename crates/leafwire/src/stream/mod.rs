@@ -38,11 +38,18 @@ use crate::read::{Node, Pointer};
 use crate::value::Value;
 use crate::value_ref::ValueRef;
 
+/// The default buffer size: 64 KiB less 64 bytes. Over loopback TCP, Linux sends at most
+/// two segments of half the peer's window (2 × 32,741 bytes with default settings) per
+/// 64 KiB; a write just over that leaves a third segment of a few bytes, and costs 2-5×
+/// the kernel time per byte of one just under it (bench/scripts/loopback_writes.py). The
+/// writer's writes are at most one buffer, so this size keeps them under.
+pub const DEFAULT_BUFFER_SIZE: usize = (64 << 10) - 64;
+
 /// Options of a stream's writer and reader.
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
     /// Writer: how many bytes gather before one write to the sink. Reader: the least it
-    /// asks of one read. Default 64 KiB.
+    /// asks of one read. Default [`DEFAULT_BUFFER_SIZE`], 64 KiB less 64 bytes.
     pub buffer_size: usize,
     /// Writer: end every frame with a CRC-32 (4 bytes a frame; the reader then detects a
     /// damaged frame and can skip it). Default off.
@@ -61,7 +68,7 @@ pub struct StreamOptions {
 impl Default for StreamOptions {
     fn default() -> Self {
         StreamOptions {
-            buffer_size: 64 << 10,
+            buffer_size: DEFAULT_BUFFER_SIZE,
             crc: false,
             max_frame: fs::DEFAULT_MAX_FRAME,
             max_keys: fs::DEFAULT_MAX_KEYS,
