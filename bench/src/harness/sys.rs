@@ -120,3 +120,28 @@ pub fn run_measured(cmd: &mut std::process::Command) -> std::io::Result<Exited> 
         stderr: String::from_utf8_lossy(&stderr).into_owned(),
     })
 }
+
+/// The CPUs this process may run on (sched_getaffinity), in order.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; the call fills it for this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+    }
+}
+
+/// Binds the calling thread (and the children it spawns later) to `cpus`. False if the
+/// kernel refused.
+pub fn pin_to(cpus: &[usize]) -> bool {
+    // SAFETY: as above; the set is only read by the call.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}

@@ -1,5 +1,5 @@
 //! The physical limit: a u32 count and the raw little-endian doubles, through the same
-//! 64 KiB `BufWriter`; the reader reads each message into one reused buffer. No format,
+//! `BufWriter` of `BUFFER` bytes; the reader reads each message into one reused buffer. No format,
 //! one copy each way.
 
 use std::io::{BufReader, BufWriter, Read, Write};

@@ -1,6 +1,6 @@
 //! Leafwire's stream API (`leafwire::stream`): `StreamWriter::write_slice(&msg)` (its
 //! fastest public call for a slice of numbers: one copy) or `write(&msg)` (serde) frames
-//! one message through its own 64 KiB buffer (so the sink is the bare socket or
+//! one message through its own buffer of `BUFFER` bytes (so the sink is the bare socket or
 //! file, not a `BufWriter`); `StreamReader::next_slice` hands out each message's doubles
 //! (in place, or copied from a vector frame of at most 64 bytes), and
 //! `StreamReader::next_frame` lends each frame, read as a typed array or through serde.

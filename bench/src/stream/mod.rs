@@ -4,7 +4,7 @@
 //! (length + raw doubles, the physical limit). Then a stream of real JSON records (the
 //! shared files' arrays, one record per message) in MB/s of their JSON lines.
 //!
-//! Every peer writes through one 64 KiB buffer and flushes at the end of a run (and, in
+//! Every peer writes through one buffer of `peer::BUFFER` bytes and flushes at the end of a run (and, in
 //! one more column, every 16 messages). Every peer's received messages are compared
 //! exactly with the sent ones before it is timed; every timed run is acknowledged by the
 //! receiver with its count and checksum. Rows hold the time per message.
@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::harness::{Fail, PeerInfo, Report, Row, Session, Status};
+use crate::harness::{sys, Fail, PeerInfo, Report, Row, Session, Status};
 use crate::Ctx;
 use data::{Dataset, Spec};
 use driver::{run_peer, Env, Op, OPS};
@@ -148,6 +148,25 @@ fn per_message(rows: Vec<Row>, env: &Env) -> Vec<Row> {
         .collect()
 }
 
+/// `BENCH_STREAM_NS=1,16,128`: only these message lengths (to look at a few cells again).
+fn only_ns() -> Option<Vec<usize>> {
+    let list = std::env::var("BENCH_STREAM_NS").ok()?;
+    let ns: Vec<usize> = list.split(',').filter_map(|n| n.trim().parse().ok()).filter(|&n| n > 0).collect();
+    (!ns.is_empty()).then_some(ns)
+}
+
+/// `BENCH_STREAM_PIN=0` leaves sender and receiver to the scheduler.
+fn pin_enabled() -> bool {
+    std::env::var("BENCH_STREAM_PIN").map_or(true, |v| v != "0")
+}
+
+fn placement_note(placement: &Value) -> String {
+    match (placement["sender_cpu"].as_u64(), placement["receiver_cpu"].as_u64()) {
+        (Some(s), Some(r)) => format!("The sender runs on CPU {s} and the receiver on CPU {r} (sched_setaffinity), for every peer: left to the scheduler, the pair sometimes shared a core, and runs of one cell differed by up to 2x."),
+        _ => "Sender and receiver are not pinned: they share the machine's cores as the scheduler places them (and with whatever else runs on the machine).".into(),
+    }
+}
+
 fn missing_rows(report: &mut Report, dataset: &str, ops: &[Op], peers: &[&str]) {
     if cfg!(feature = "leafwire-stream") {
         return;
@@ -179,9 +198,18 @@ pub fn run(ctx: &Ctx) -> Report {
     let dir = ctx.work_dir.join("stream");
     std::fs::create_dir_all(&dir).expect("create the stream workload's directory");
     let spawn = |t| Receiver::spawn(&ctx.exe, t, &dir.join("recv.sock"), &ctx.data_dir).map_err(|e| e.to_string());
+    // Sender and receiver each on a core of its own, the same two for every peer: left to
+    // the scheduler, the pair sometimes shares a core and sometimes not, and a run's
+    // throughput follows that more than the peer (cells moved 2x between runs).
+    let cpus = sys::allowed_cpus();
+    let pinned = pin_enabled() && cpus.len() >= 2 && sys::pin_to(&cpus[cpus.len() - 1..]);
+    let (tcp, unix) = (spawn(Transport::Tcp), spawn(Transport::Unix));
+    let pinned = pinned && sys::pin_to(&cpus[..1]);
+    let placement =
+        if pinned { json!({"sender_cpu": cpus[0], "receiver_cpu": cpus[cpus.len() - 1]}) } else { json!("not pinned") };
     let env = Env {
-        tcp: spawn(Transport::Tcp),
-        unix: spawn(Transport::Unix),
+        tcp,
+        unix,
         file: dir.join("stream.bin"),
         target: Duration::from_millis(if ctx.quick { 20 } else { 80 }),
         max_payload: if ctx.quick { 64 << 20 } else { 256 << 20 },
@@ -189,8 +217,8 @@ pub fn run(ctx: &Ctx) -> Report {
         failures: RefCell::new(HashMap::new()),
     };
 
-    let ns: &[usize] = if ctx.quick { &QUICK_NS } else { &FULL_NS };
-    for &n in ns {
+    let ns: Vec<usize> = only_ns().unwrap_or_else(|| if ctx.quick { QUICK_NS.to_vec() } else { FULL_NS.to_vec() });
+    for &n in &ns {
         let ds = data::doubles(n);
         eprintln!("[stream] {} ({} distinct messages)", ds.label, ds.items.len());
         let mut session = Session::new();
@@ -235,6 +263,9 @@ pub fn run(ctx: &Ctx) -> Report {
         Err(why) => json!({"error": why}),
     };
 
+    if pinned {
+        sys::pin_to(&cpus);
+    }
     // The file transport's last run: up to 256 MB that nothing reads again.
     let _ = std::fs::remove_file(&env.file);
     report.extra = json!({
@@ -247,14 +278,15 @@ pub fn run(ctx: &Ctx) -> Report {
         "records": records,
         "records_baseline": RECORDS[0].name,
         "syscalls": syscalls,
+        "placement": placement,
     });
     report.notes = vec![
         "Message: n doubles, uniform in ±10⁴ with all 53 bits, seeded; the sender cycles through a pool of distinct messages (about 1 MB, 16 to 4,096 of them). Peers that keep their own message type (prost's Doubles, Arrow's RecordBatch) get it built outside the clock.".into(),
-        format!("Every writer writes through one 64 KiB buffer (a BufWriter, or Leafwire's own of the same size on the bare sink) and flushes once at the end of the run; the column \"tcp, flush every {}\" flushes after every {} messages as well. Readers read through a 64 KiB BufReader (Leafwire: its own reader).", driver::FLUSH_EVERY, driver::FLUSH_EVERY),
+        format!("Every writer writes through one buffer of {} bytes (a BufWriter, or Leafwire's own of the same size on the bare sink) and flushes once at the end of the run; the column \"tcp, flush every {}\" flushes after every {} messages as well. Readers read through a BufReader of the same size (Leafwire: its own reader). The size is 64 KiB less 64 bytes: on loopback TCP, a write just over two segments (2 × 32,741 bytes on this machine) costs a third, tiny segment and 2-5× the kernel time per byte (bench/scripts/loopback_writes.py); at 64 KiB, which peers paid that at which n followed from their message sizes.", peer::BUFFER, driver::FLUSH_EVERY, driver::FLUSH_EVERY),
         "tcp and unix: the harness sends to a child process (this executable, `stream-recv`) over loopback TCP (TCP_NODELAY on both ends) or a Unix stream socket; the child decodes every message and answers with its count and a checksum of every value's bits, which must match the sender's. The time is from the writer's creation to that answer, so the receiver's decoding is inside it and bytes still in kernel buffers are not counted as sent. Connecting and the run's header are outside it.".into(),
         "file: written to target/bench-data/stream/stream.bin (created and truncated outside the clock); the time covers writing and the final flush, not fsync, and not reading back (the check reads it back once).".into(),
         "Checks before timing: one run per peer, transport and n in which the receiver compares every message with the one sent, value by value (bits) or record by record (JSON data); then a few short runs size the timed run to about the target length. Every timed run is still acknowledged with count and checksum.".into(),
-        "Time is per message (the run's time ÷ its messages); messages/s and MB/s (payload: 8 bytes per double; for records, the JSON lines' bytes) follow from it. Runs are interleaved across peers and transports of one n; the receiver shares the two cores with the sender (and with whatever else runs on the machine).".into(),
+        format!("Time is per message (the run's time ÷ its messages); messages/s and MB/s (payload: 8 bytes per double; for records, the JSON lines' bytes) follow from it. Runs are interleaved across peers and transports of one n. {}", placement_note(&placement)),
         "Records: the arrays of the shared JSON files, one record per message, as serde_json::Values in memory; MB/s of their compact JSON lines. NDJSON through sonic-rs decodes to sonic_rs::Value, the others to serde_json::Value; a timed run checks the count and each record's number of top-level entries, the check run every value.".into(),
         format!("Write calls per message: one run per peer of {} MB at n = {:?} over the Unix socket, by a child process under `strace -c -f` (see the table's source column).", syscall_payload >> 20, SYSCALL_NS),
     ];

@@ -11,8 +11,13 @@ use serde_json::Value;
 
 use crate::harness::{json_eq, Fail, PeerInfo};
 
-/// The one buffer size of every writer and reader (issue 13: "same buffer size").
-pub const BUFFER: usize = 64 << 10;
+/// The one buffer size of every writer and reader (issue 13: "same buffer size"): 64 KiB
+/// less 64 bytes, so that no peer's buffer-sized write is just over two TCP segments on
+/// loopback (Linux bounds the segment to half the window: 32,741 bytes here). A write of
+/// 65,483 bytes or more then costs a third segment of a few bytes, and 2-5x the kernel time
+/// per byte (`bench/scripts/loopback_writes.py`); at 64 KiB, whether a peer paid it
+/// depended on its message size (hand-coded at n = 8, Leafwire at n = 16 and 128).
+pub const BUFFER: usize = (64 << 10) - 64;
 
 /// Where a writer puts its bytes: a socket or a file (a dynamic call per buffer flush,
 /// never per message).
