@@ -249,7 +249,11 @@ pub fn run_peer<'a, P: StreamPeer + 'static>(
         };
         s.checked(row, Ok(()), move || match op.transport {
             Transport::File => Case::batched(
-                move || File::create(&env.file),
+                // Overwritten in place, not truncated: the page cache keeps the previous
+                // run's pages, so a run times the writer and the copy into the cache, not
+                // the kernel freeing and allocating pages, which varied from run to run
+                // more than the peers did.
+                move || std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(&env.file),
                 move |file| match file.map_err(Fail::error) {
                     Ok(f) => {
                         if let Err(e) = file_run::<P>(f, &msgs, count, op.flush_every) {
