@@ -20,6 +20,9 @@ cargo test --workspace --release
 echo "== Rust: the arrow feature (tables as Arrow record batches)"
 cargo test --release -p leafwire --features arrow --test tables_arrow
 
+echo "== Rust: the tokio feature (async stream adapters)"
+cargo test --release -p leafwire --features tokio --test stream_tokio
+
 # Editing past 4 GiB (8-byte offsets) needs ~9 GiB of memory: run it where there is room.
 available_kib=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
 if [ "${available_kib:-0}" -ge $((12 * 1024 * 1024)) ]; then

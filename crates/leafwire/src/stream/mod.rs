@@ -22,12 +22,43 @@
 //! out as a document's sections, so a [`Frame`] is read lazily, as a
 //! [`Document`](crate::Document) is, and typed arrays are slices of the reader's buffer
 //! (a vector frame's numbers are copied into the reader's own aligned memory first).
+//!
+//! With the feature `tokio`, [`AsyncStreamWriter`] and [`AsyncStreamReader`] do the same over
+//! Tokio's `AsyncWrite` and `AsyncRead`: the same bytes, bounds and errors (they drive the
+//! blocking writer and the readers' parser), the awaits where the I/O is.
+//!
+//! ```
+//! # #[cfg(feature = "tokio")]
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use leafwire::stream::{AsyncStreamReader, AsyncStreamWriter};
+//! let (sink, source) = tokio::io::duplex(1 << 16);    // a TcpStream, a UnixStream...
+//! let mut w = AsyncStreamWriter::new(sink)?;
+//! for i in 0..3 {
+//!     w.write(&vec![i as f64; 4]).await?;
+//! }
+//! drop(w.into_inner().await?);                         // flushed; the reader sees the end
+//! let mut r = AsyncStreamReader::new(source).await?;
+//! while let Some(frame) = r.next_frame().await {
+//!     let xs: Vec<f64> = frame?.deserialize()?;
+//!     assert_eq!(xs.len(), 4);
+//! }
+//! # Ok::<(), leafwire::Error>(())
+//! # }).unwrap();
+//! ```
 
+#[cfg(feature = "tokio")]
+mod async_read;
+#[cfg(feature = "tokio")]
+mod async_write;
 mod fast;
 mod owned;
 mod read;
 mod write;
 
+#[cfg(feature = "tokio")]
+pub use async_read::AsyncStreamReader;
+#[cfg(feature = "tokio")]
+pub use async_write::AsyncStreamWriter;
 pub use owned::{OwnedFrame, SharedKeys};
 pub use read::{Deserialized, SliceReader, StreamReader, Values};
 pub use write::StreamWriter;

@@ -30,7 +30,7 @@ enum Step {
 /// A message found by a reader: where it lies in the reader's window, and the window index
 /// of its frame.
 #[derive(Clone, Copy)]
-enum Found {
+pub(super) enum Found {
     Value { origin: usize, end: usize, tag: u8, payload: u64, at: usize },
     Vector { element: ElementType, data: usize, len: usize, at: usize },
 }
@@ -288,11 +288,24 @@ impl Default for VectorRoom {
     }
 }
 
-/// Reads a stream from any `Read`: frames are parsed in an 8-aligned buffer that is
-/// refilled with reads of at least [`StreamOptions::buffer_size`], and handed out without
-/// copying (typed arrays are aligned slices of it).
-pub struct StreamReader<R: Read> {
-    source: R,
+/// What a buffered reader does next ([`Window::advance`]).
+pub(super) enum Advance {
+    /// A message, where it lies in the window.
+    Found(Found),
+    /// The window needs the bytes up to this index: the reader reads into
+    /// [`Window::spare`] and advances again.
+    Refill(usize),
+    /// An error; the window says where reading may go on ([`Window::skip`]).
+    Failed(Error),
+    /// The end of the stream, or of what can be read after an error.
+    End,
+}
+
+/// A reader's buffer of the stream and its parser: all of a buffered reader but the source,
+/// so that the blocking reader and the async one (feature `tokio`) only differ in how they
+/// read. Frames are parsed in 8-aligned memory refilled with reads of at least
+/// [`StreamOptions::buffer_size`].
+pub(super) struct Window {
     /// 8-aligned storage; `filled` bytes of it hold the stream from offset `base`.
     words: Vec<u64>,
     filled: usize,
@@ -305,17 +318,12 @@ pub struct StreamReader<R: Read> {
     room: VectorRoom,
 }
 
-impl<R: Read> StreamReader<R> {
-    /// Reads and checks the stream header.
-    pub fn new(source: R) -> Result<StreamReader<R>> {
-        StreamReader::with_options(source, StreamOptions::default())
-    }
-
-    pub fn with_options(source: R, options: StreamOptions) -> Result<StreamReader<R>> {
-        let words = vec![0u64; (options.buffer_size.max(64) + fs::SECTION_BASE as usize + 8).div_ceil(8)];
-        let mut r = StreamReader {
-            source,
-            words,
+impl Window {
+    pub(super) fn new(options: StreamOptions) -> Window {
+        Window {
+            // Room for a whole buffer size and the at most 120 bytes kept before a frame
+            // (see `spare`).
+            words: vec![0u64; (options.buffer_size.max(64) + fs::SECTION_BASE as usize + 8).div_ceil(8)],
             filled: 0,
             base: 0,
             at: 0,
@@ -323,27 +331,29 @@ impl<R: Read> StreamReader<R> {
             parser: Parser::new(0, options),
             failed: Failed::No,
             room: VectorRoom::default(),
-        };
-        while r.filled < fs::HEADER_LEN && !r.eof {
-            r.fill(fs::HEADER_LEN)?;
         }
-        r.parser.flags = fs::parse_header(&r.bytes()[..r.filled])?;
-        r.at = fs::HEADER_LEN;
-        Ok(r)
     }
 
-    fn bytes(&self) -> &[u8] {
-        bytemuck::cast_slice(&self.words)
+    /// Whether the stream header is still to be read (into `spare(fs::HEADER_LEN)`).
+    pub(super) fn lacks_header(&self) -> bool {
+        self.filled < fs::HEADER_LEN && !self.eof
+    }
+
+    /// Checks the stream header; frames follow it.
+    pub(super) fn read_header(&mut self) -> Result<()> {
+        self.parser.flags = fs::parse_header(&bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled])?;
+        self.at = fs::HEADER_LEN;
+        Ok(())
     }
 
     /// Makes room for the buffer to hold bytes up to index `need` (moving the unread bytes,
     /// and the 112 before the next frame that its section starts with, to the front,
-    /// keeping stream offsets congruent to indexes modulo 8), then reads once.
+    /// keeping stream offsets congruent to indexes modulo 8); the room, for one read.
     ///
     /// A read always has room for a whole buffer size: the sink's writer sends buffer-sized
     /// writes, and a read a few bytes short of one leaves a remainder that costs a second
     /// read (and, on a socket, a second wake-up) per buffer.
-    fn fill(&mut self, need: usize) -> Result<()> {
+    pub(super) fn spare(&mut self, need: usize) -> &mut [u8] {
         let keep_from = (self.at - self.at % 8).saturating_sub(fs::SECTION_BASE as usize);
         if keep_from > 0 {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
@@ -357,14 +367,130 @@ impl<R: Read> StreamReader<R> {
             self.words.resize(need.div_ceil(8).max(2 * self.words.len()), 0);
         }
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        &mut bytes[self.filled..]
+    }
+
+    /// Takes in a read of `n` bytes into [`spare`](Self::spare) (0: the end of the stream).
+    pub(super) fn received(&mut self, n: usize) {
+        if n == 0 {
+            self.eof = true;
+        }
+        self.filled += n;
+    }
+
+    /// A read failed: nothing more can be read.
+    pub(super) fn read_failed(&mut self, e: std::io::Error) -> Error {
+        self.failed = Failed::Done;
+        e.into()
+    }
+
+    /// Parses up to the next message and past it, applying keys and reset frames on the
+    /// way, as far as the window goes.
+    #[inline(always)]
+    pub(super) fn advance(&mut self) -> Advance {
+        if !matches!(self.failed, Failed::No) {
+            return Advance::End;
+        }
         loop {
-            match self.source.read(&mut bytes[self.filled..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.into()),
+            if self.at == self.filled {
+                if self.eof {
+                    return Advance::End;
+                }
+                return Advance::Refill(self.at + 1);
             }
-            return Ok(());
+            let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+            match self.parser.step(window, self.base, self.at) {
+                Ok(Step::NeedMore(need)) => {
+                    if self.eof {
+                        self.failed = Failed::Done;
+                        return Advance::Failed(Error::malformed(
+                            self.base + self.at as u64,
+                            "truncated frame: the stream ends inside it",
+                        ));
+                    }
+                    return Advance::Refill(need.max(self.filled + self.parser.options.buffer_size / 2));
+                }
+                Ok(Step::Control { next }) => self.at = next,
+                Ok(step) => return Advance::Found(Found::take(step, &mut self.at)),
+                Err((e, failed)) => {
+                    self.failed = failed;
+                    return Advance::Failed(e);
+                }
+            }
+        }
+    }
+
+    /// The frame of a message `advance` found.
+    #[inline(always)]
+    pub(super) fn frame(&mut self, found: Found) -> Frame<'_> {
+        let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+        self.parser.found_frame(&mut self.room, window, self.base, found)
+    }
+
+    /// The message `advance` found as a slice of `T` (see `StreamReader::next_slice`).
+    #[inline(always)]
+    pub(super) fn slice<T: Element>(&mut self, found: Found) -> Result<&[T]> {
+        let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
+        self.parser.found_slice(&mut self.room, window, self.base, found)
+    }
+
+    /// See `StreamReader::skip`.
+    pub(super) fn skip(&mut self) -> bool {
+        match self.failed {
+            Failed::Skippable { next, may_hold_keys } => {
+                self.at = (next - self.base) as usize;
+                self.parser.table_unknown |= may_hold_keys;
+                self.failed = Failed::No;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The stream offset of the next frame.
+    pub(super) fn position(&self) -> u64 {
+        self.base + self.at as u64
+    }
+}
+
+/// Reads a stream from any `Read`: frames are parsed in an 8-aligned buffer that is
+/// refilled with reads of at least [`StreamOptions::buffer_size`], and handed out without
+/// copying (typed arrays are aligned slices of it).
+pub struct StreamReader<R: Read> {
+    source: R,
+    window: Window,
+}
+
+impl<R: Read> StreamReader<R> {
+    /// Reads and checks the stream header.
+    pub fn new(source: R) -> Result<StreamReader<R>> {
+        StreamReader::with_options(source, StreamOptions::default())
+    }
+
+    pub fn with_options(source: R, options: StreamOptions) -> Result<StreamReader<R>> {
+        let mut r = StreamReader { source, window: Window::new(options) };
+        while r.window.lacks_header() {
+            r.fill(fs::HEADER_LEN)?;
+        }
+        r.window.read_header()?;
+        Ok(r)
+    }
+
+    /// Reads once into the window, which makes room for bytes up to index `need` first.
+    /// Cold: it runs once a buffer, and inlined into the per-frame loop it costs that loop
+    /// registers (5 instructions a message of `next_frame`).
+    #[cold]
+    fn fill(&mut self, need: usize) -> std::io::Result<()> {
+        let spare = self.window.spare(need);
+        loop {
+            match self.source.read(spare) {
+                Ok(n) => {
+                    self.window.received(n);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
         }
     }
 
@@ -376,8 +502,7 @@ impl<R: Read> StreamReader<R> {
             Ok(found) => found,
             Err(e) => return Some(Err(e)),
         };
-        let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
-        Some(Ok(self.parser.found_frame(&mut self.room, window, self.base, found)))
+        Some(Ok(self.window.frame(found)))
     }
 
     /// The next message as a slice of `T`, for streams of numbers, without building a
@@ -391,49 +516,22 @@ impl<R: Read> StreamReader<R> {
             Ok(found) => found,
             Err(e) => return Some(Err(e)),
         };
-        let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
-        Some(self.parser.found_slice(&mut self.room, window, self.base, found))
+        Some(self.window.slice(found))
     }
 
     /// Reads up to the next message and past it; where it lies in the window.
     #[inline(always)]
     fn advance(&mut self) -> Option<Result<Found>> {
-        if !matches!(self.failed, Failed::No) {
-            return None;
-        }
         loop {
-            if self.at == self.filled {
-                if self.eof {
-                    return None;
-                }
-                if let Err(e) = self.fill(self.at + 1) {
-                    self.failed = Failed::Done;
-                    return Some(Err(e));
-                }
-                continue;
-            }
-            let window = &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.filled];
-            match self.parser.step(window, self.base, self.at) {
-                Ok(Step::NeedMore(need)) => {
-                    if self.eof {
-                        self.failed = Failed::Done;
-                        return Some(Err(Error::malformed(
-                            self.base + self.at as u64,
-                            "truncated frame: the stream ends inside it",
-                        )));
-                    }
-                    let need = need.max(self.filled + self.parser.options.buffer_size / 2);
+            match self.window.advance() {
+                Advance::Found(found) => return Some(Ok(found)),
+                Advance::Refill(need) => {
                     if let Err(e) = self.fill(need) {
-                        self.failed = Failed::Done;
-                        return Some(Err(e));
+                        return Some(Err(self.window.read_failed(e)));
                     }
                 }
-                Ok(Step::Control { next }) => self.at = next,
-                Ok(step) => return Some(Ok(Found::take(step, &mut self.at))),
-                Err((e, failed)) => {
-                    self.failed = failed;
-                    return Some(Err(e));
-                }
+                Advance::Failed(e) => return Some(Err(e)),
+                Advance::End => return None,
             }
         }
     }
@@ -442,15 +540,7 @@ impl<R: Read> StreamReader<R> {
     /// returns whether it could. A skipped frame that may have held keys leaves the key
     /// table unknown: frames with blocks are refused until the next reset frame.
     pub fn skip(&mut self) -> bool {
-        match self.failed {
-            Failed::Skippable { next, may_hold_keys } => {
-                self.at = (next - self.base) as usize;
-                self.parser.table_unknown |= may_hold_keys;
-                self.failed = Failed::No;
-                true
-            }
-            _ => false,
-        }
+        self.window.skip()
     }
 
     /// The messages as `Value`s.
@@ -465,7 +555,7 @@ impl<R: Read> StreamReader<R> {
 
     /// The stream offset of the next frame.
     pub fn position(&self) -> u64 {
-        self.base + self.at as u64
+        self.window.position()
     }
 
     pub fn get_ref(&self) -> &R {
