@@ -399,11 +399,9 @@ impl<'a> Node<'a> {
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
         // A whole one-dimensional array of `T` (most are): its bytes, without a header
         // struct; anything else, and every error, the general way.
-        if self.tag == tag::TYPED && self.level == 0 && cfg!(target_endian = "little") {
-            if let Some((at, n)) = crate::format::typed::rank1_of(self.buf, self.payload, T::TYPE) {
-                if let Ok(slice) = bytemuck::try_cast_slice(&self.buf[at..at + n * T::TYPE.size()]) {
-                    return Ok(slice);
-                }
+        if self.tag == tag::TYPED && self.level == 0 {
+            if let Some(slice) = typed::rank1_slice(self.buf, self.payload) {
+                return Ok(slice);
             }
         }
         self.typed()?.as_slice()

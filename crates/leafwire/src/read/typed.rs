@@ -6,6 +6,19 @@ use crate::format::typed::TypedHeader;
 use crate::format::ElementType;
 use crate::value::{TypedArray, TypedData, Value};
 
+/// The numbers of a whole one-dimensional typed array of `T` whose block is at `offset` in
+/// `buf`, in place: what most typed arrays are, read without a header struct. `None` for
+/// anything else (another type or shape, misaligned data, a big-endian machine), which the
+/// caller reads the general way.
+#[inline(always)]
+pub(crate) fn rank1_slice<T: Element>(buf: &[u8], offset: u64) -> Option<&[T]> {
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    let (at, n) = crate::format::typed::rank1_of(buf, offset, T::TYPE)?;
+    bytemuck::try_cast_slice(&buf[at..at + n * T::TYPE.size()]).ok()
+}
+
 /// A Rust type a typed array can be borrowed as.
 pub trait Element: bytemuck::Pod {
     const TYPE: ElementType;
@@ -53,14 +66,23 @@ impl<'a> TypedRef<'a> {
     /// allocate the document 8-aligned, as `MappedFile` and `AlignedBytes` do).
     pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
         if T::TYPE != self.header.element {
-            return Err(Error::new(Category::WrongType, format!("typed array holds {}, not {}", self.header.element.name(), T::TYPE.name())));
+            return Err(Error::new(
+                Category::WrongType,
+                format!("typed array holds {}, not {}", self.header.element.name(), T::TYPE.name()),
+            ));
         }
         if cfg!(target_endian = "big") {
-            return Err(Error::new(Category::Unsupported, "zero-copy slices need a little-endian machine; use to_typed_array"));
+            return Err(Error::new(
+                Category::Unsupported,
+                "zero-copy slices need a little-endian machine; use to_typed_array",
+            ));
         }
         bytemuck::try_cast_slice(self.bytes()).map_err(|_| {
-            Error::new(Category::Misaligned, format!("typed array data is not {}-byte aligned in memory", T::TYPE.size()))
-                .at((self.header.data_pos + self.start * T::TYPE.size()) as u64)
+            Error::new(
+                Category::Misaligned,
+                format!("typed array data is not {}-byte aligned in memory", T::TYPE.size()),
+            )
+            .at((self.header.data_pos + self.start * T::TYPE.size()) as u64)
         })
     }
 
@@ -101,7 +123,9 @@ impl<'a> TypedRef<'a> {
             ElementType::F32 => TypedData::F32(collect(bytes, f32::from_le_bytes)),
             ElementType::F64 => TypedData::F64(collect(bytes, f64::from_le_bytes)),
         };
-        let mask = self.header.mask_pos
+        let mask = self
+            .header
+            .mask_pos
             .map(|_| (0..self.element_count()).map(|i| self.is_masked_int(i)).collect::<Vec<bool>>())
             .filter(|m| m.iter().any(|&b| b));
         TypedArray::from_parts(self.shape(), data, mask)

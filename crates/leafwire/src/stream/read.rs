@@ -243,11 +243,8 @@ impl Parser {
         if let Found::Value { origin, end, tag: crate::format::tag::TYPED, payload, .. } = found {
             // A whole one-dimensional array of `T` (what a slice was sent as): its bytes in
             // place, without building the frame's root; anything else the general way.
-            let section = &window[origin..end];
-            if let Some((at, n)) = crate::format::typed::rank1_of(section, payload, T::TYPE) {
-                if let Ok(slice) = bytemuck::try_cast_slice(&section[at..at + n * T::TYPE.size()]) {
-                    return Ok(slice);
-                }
+            if let Some(slice) = crate::read::typed::rank1_slice(&window[origin..end], payload) {
+                return Ok(slice);
             }
         }
         let frame = self.found_frame(room, window, base, found);
