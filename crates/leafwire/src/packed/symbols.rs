@@ -19,47 +19,62 @@ const ROUNDS: usize = 5;
 
 /// A trained table with a lookup by first byte (longest symbols first).
 pub(crate) struct SymbolTable {
-    symbols: Vec<Vec<u8>>,
-    by_first: Vec<Vec<u8>>,
-    /// Each symbol as a `Unit` (its bytes in a u64) and the mask of its length, so that a
-    /// match is one comparison of the text's next 8 bytes.
-    words: Vec<(u64, u64)>,
+    /// The symbols by code.
+    symbols: Vec<Unit>,
+    /// The candidates for a text starting with byte b: `entries[starts[b]..starts[b + 1]]`,
+    /// longest first (then by code).
+    starts: [u16; 257],
+    entries: Vec<Entry>,
+}
+
+/// A symbol as the lookup compares it: its bytes in a u64 and the mask of its length, so
+/// that a match is one comparison of the text's next 8 bytes.
+#[derive(Clone, Copy)]
+struct Entry {
+    word: u64,
+    mask: u64,
+    len: u8,
+    code: u8,
 }
 
 impl SymbolTable {
-    fn new(mut symbols: Vec<Vec<u8>>) -> Self {
+    fn new(mut symbols: Vec<Unit>) -> Self {
         symbols.truncate(MAX_SYMBOLS);
-        let mut by_first = vec![Vec::new(); 256];
-        for (code, s) in symbols.iter().enumerate() {
-            by_first[s[0] as usize].push(code as u8);
+        let mut entries: Vec<Entry> = symbols
+            .iter()
+            .enumerate()
+            .map(|(code, s)| Entry { word: s.0, mask: u64::MAX >> (64 - 8 * s.1 as u32), len: s.1, code: code as u8 })
+            .collect();
+        entries.sort_unstable_by_key(|e| (e.word as u8, std::cmp::Reverse(e.len), e.code));
+        let mut starts = [0u16; 257];
+        for e in &entries {
+            starts[e.word as u8 as usize + 1] += 1;
         }
-        for list in &mut by_first {
-            list.sort_by(|&a, &b| symbols[b as usize].len().cmp(&symbols[a as usize].len()).then(a.cmp(&b)));
+        for b in 0..256 {
+            starts[b + 1] += starts[b];
         }
-        let words = symbols.iter().map(|s| (Unit::of(s).0, u64::MAX >> (64 - 8 * s.len() as u32))).collect();
-        SymbolTable { symbols, by_first, words }
+        SymbolTable { symbols, starts, entries }
     }
 
-    /// The longest symbol that `text` (not empty) starts with.
+    /// The longest symbol that `text` (not empty) starts with: its code and length.
     #[inline]
-    fn longest(&self, text: &[u8]) -> Option<u8> {
+    fn longest(&self, text: &[u8]) -> Option<(u8, usize)> {
         let mut next = [0u8; 8];
         let n = text.len().min(8);
         next[..n].copy_from_slice(&text[..n]);
         let word = u64::from_le_bytes(next);
-        self.by_first[text[0] as usize].iter().copied().find(|&c| {
-            let (sym, mask) = self.words[c as usize];
-            self.symbols[c as usize].len() <= n && word & mask == sym
-        })
+        let first = text[0] as usize;
+        let candidates = &self.entries[self.starts[first] as usize..self.starts[first + 1] as usize];
+        candidates.iter().find(|e| e.len as usize <= n && word & e.mask == e.word).map(|e| (e.code, e.len as usize))
     }
 
     /// Calls `emit` with each unit of the greedy parse of `text`: a symbol's code, or
     /// `None` with the byte to escape.
+    #[inline]
     fn parse(&self, mut text: &[u8], mut emit: impl FnMut(Option<u8>, &[u8])) {
         while !text.is_empty() {
             match self.longest(text) {
-                Some(c) => {
-                    let len = self.symbols[c as usize].len();
+                Some((c, len)) => {
                     emit(Some(c), &text[..len]);
                     text = &text[len..];
                 }
@@ -79,58 +94,113 @@ impl SymbolTable {
     }
 }
 
-/// A unit of 1–8 bytes as a hash key: its bytes little-endian in a u64, and its length
-/// (counting without allocating; the table is the same as with the bytes themselves).
+/// A unit of 1–8 bytes (a symbol, or a candidate for one): its bytes little-endian in a
+/// u64, and its length.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Unit(u64, u8);
 
 impl Unit {
-    fn of(bytes: &[u8]) -> Unit {
-        Unit(bytes.iter().enumerate().fold(0, |k, (i, &b)| k | (b as u64) << (8 * i)), bytes.len() as u8)
-    }
-
     /// `self` followed by `next`, if that is 8 bytes or fewer.
     fn then(self, next: Unit) -> Option<Unit> {
         let len = self.1 + next.1;
         (len as usize <= MAX_SYMBOL_LEN).then(|| Unit(self.0 | next.0 << (8 * self.1 as u32), len))
     }
 
-    fn bytes(self) -> Vec<u8> {
-        self.0.to_le_bytes()[..self.1 as usize].to_vec()
+    /// The order of the units' bytes.
+    fn cmp_text(self, other: Unit) -> std::cmp::Ordering {
+        self.0.to_le_bytes()[..self.1 as usize].cmp(&other.0.to_le_bytes()[..other.1 as usize])
     }
 }
 
 /// Trains a table on `values` (the caller passes the sample).
+///
+/// Each round counts the units of the greedy parse and the pairs of adjacent units. Units
+/// are counted by their index in the parse (a symbol's code, or 256 + an escaped byte) in
+/// plain arrays, and only the distinct units and pairs met are turned into byte strings
+/// at the end of the round, merged by their bytes ("ab" + "c" and "a" + "bc" are one
+/// candidate): the same counts as hashing every occurrence by its bytes, at an array
+/// increment each.
 pub(crate) fn train<S: AsRef<str>>(values: &[S]) -> SymbolTable {
-    let mut table = SymbolTable::new(Vec::new());
-    let mut counts: FxHashMap<Unit, usize> = FxHashMap::default();
-    for _ in 0..ROUNDS {
-        counts.clear();
-        for v in values {
-            let mut prev: Option<Unit> = None;
-            table.parse(v.as_ref().as_bytes(), |_, unit| {
-                let unit = Unit::of(unit);
-                *counts.entry(unit).or_default() += 1;
-                if let Some(pair) = prev.and_then(|p| p.then(unit)) {
-                    *counts.entry(pair).or_default() += 1;
-                }
-                prev = Some(unit);
-            });
+    COUNTS.with(|counts| {
+        let counts = &mut *counts.borrow_mut();
+        let mut table = SymbolTable::new(Vec::new());
+        for _ in 0..ROUNDS {
+            for v in values {
+                let mut prev: Option<(usize, usize)> = None;
+                table.parse(v.as_ref().as_bytes(), |code, unit| {
+                    let index = code.map_or(256 + unit[0] as usize, usize::from);
+                    counts.single[index] = counts.single[index].saturating_add(1);
+                    if let Some((p, _)) = prev.filter(|&(_, p_len)| p_len + unit.len() <= MAX_SYMBOL_LEN) {
+                        let pair = p * UNITS + index;
+                        if counts.pairs[pair] == 0 {
+                            counts.touched.push(pair as u32);
+                        }
+                        counts.pairs[pair] = counts.pairs[pair].saturating_add(1);
+                    }
+                    prev = Some((index, unit.len()));
+                });
+            }
+            table = SymbolTable::new(counts.take_ranked(&table));
+        }
+        table
+    })
+}
+
+/// Units of the parse: codes 0–254 are symbols, 256 + b the escaped byte b (255 unused).
+const UNITS: usize = 512;
+
+/// One training round's counts, kept per thread: the pair matrix is 1 MiB, and cleared
+/// entry by entry (`touched`), not whole.
+struct Counts {
+    single: Vec<u32>,
+    pairs: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static COUNTS: std::cell::RefCell<Counts> = std::cell::RefCell::new(Counts {
+        single: vec![0; UNITS],
+        pairs: vec![0; UNITS * UNITS],
+        touched: Vec::new(),
+    });
+}
+
+impl Counts {
+    /// The candidates of this round's counts for the next table, best first, at most
+    /// `MAX_SYMBOLS`; leaves the counts zeroed.
+    fn take_ranked(&mut self, table: &SymbolTable) -> Vec<Unit> {
+        let unit = |index: usize| match index {
+            0..256 => table.symbols[index],
+            _ => Unit(index as u64 - 256, 1),
+        };
+        let mut by_bytes: FxHashMap<Unit, usize> = FxHashMap::default();
+        for (index, count) in self.single.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
+            *by_bytes.entry(unit(index)).or_default() += std::mem::take(count) as usize;
+        }
+        for pair in self.touched.drain(..) {
+            let (first, second) = (pair as usize / UNITS, pair as usize % UNITS);
+            let count = std::mem::take(&mut self.pairs[pair as usize]) as usize;
+            let joined = unit(first).then(unit(second)).expect("pairs of at most 8 bytes are counted");
+            *by_bytes.entry(joined).or_default() += count;
         }
         // Gain: the bytes a symbol covers, less what it costs in the table (length byte and
         // its bytes), so a small page does not pay for symbols it hardly uses.
-        let mut ranked: Vec<(usize, Vec<u8>)> = counts
-            .iter()
-            .filter_map(|(&s, &c)| {
+        let mut ranked: Vec<(usize, Unit)> = by_bytes
+            .into_iter()
+            .filter_map(|(s, c)| {
                 let len = s.1 as usize;
-                (c * len).checked_sub(1 + len).filter(|&g| g > 0).map(|g| (g, s.bytes()))
+                (c * len).checked_sub(1 + len).filter(|&g| g > 0).map(|g| (g, s))
             })
             .collect();
-        ranked.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        ranked.truncate(MAX_SYMBOLS);
-        table = SymbolTable::new(ranked.into_iter().map(|(_, s)| s).collect());
+        // Highest gain first, ties in byte order: only the best `MAX_SYMBOLS` are sorted.
+        let order = |a: &(usize, Unit), b: &(usize, Unit)| b.0.cmp(&a.0).then_with(|| a.1.cmp_text(b.1));
+        if ranked.len() > MAX_SYMBOLS {
+            ranked.select_nth_unstable_by(MAX_SYMBOLS - 1, order);
+            ranked.truncate(MAX_SYMBOLS);
+        }
+        ranked.sort_unstable_by(order);
+        ranked.into_iter().map(|(_, s)| s).collect()
     }
-    table
 }
 
 /// A sample's hash, the sample, and the table trained on it.
@@ -182,9 +252,9 @@ pub(crate) fn write_symbols<S: AsRef<str>>(
     }
     out.push(STR_SYMBOLS);
     out.push(table.symbols.len() as u8);
-    out.extend(table.symbols.iter().map(|s| s.len() as u8));
+    out.extend(table.symbols.iter().map(|s| s.1));
     for s in &table.symbols {
-        out.extend_from_slice(s);
+        out.extend_from_slice(&s.0.to_le_bytes()[..s.1 as usize]);
     }
     encode_at(&lens, lengths, depth + 1, out)?;
     out.extend_from_slice(&encoded);
