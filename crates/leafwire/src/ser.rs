@@ -230,7 +230,7 @@ impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        let k = key.serialize(KeySerializer)?;
+        let k = key.serialize(KeySerializer { b: &mut *self.b })?;
         let kind = match k {
             MapKey::Str(_) => FrameKind::Object,
             MapKey::Int(_) => FrameKind::IntMap,
@@ -243,7 +243,7 @@ impl ser::SerializeMap for Compound<'_> {
             return Err(Error::new(Category::Custom, "a map mixes string and integer keys"));
         }
         self.next_key = Some(match k {
-            MapKey::Str(s) => self.b.key_id(&s),
+            MapKey::Str(id) => id,
             MapKey::Int(i) => i as u64,
         });
         Ok(())
@@ -281,18 +281,23 @@ impl ser::SerializeStructVariant for Compound<'_> {
 }
 
 enum MapKey {
-    Str(String),
+    /// A string key, interned: its provisional id.
+    Str(u64),
     Int(i64),
 }
 
-/// Serializes a map key: strings (and chars) make objects, integers make intmaps.
-struct KeySerializer;
+/// Serializes a map key: strings (and chars) make objects, integers make intmaps. String
+/// keys are interned as they come, with no copy of their text (a `HashMap<String, _>` or
+/// a `serde_json::Value` pays one per key otherwise).
+struct KeySerializer<'b> {
+    b: &'b mut Builder,
+}
 
 fn key_error() -> Error {
     Error::new(Category::Custom, "map keys must be strings or integers in i64")
 }
 
-impl ser::Serializer for KeySerializer {
+impl ser::Serializer for KeySerializer<'_> {
     type Ok = MapKey;
     type Error = Error;
     type SerializeSeq = ser::Impossible<MapKey, Error>;
@@ -337,10 +342,10 @@ impl ser::Serializer for KeySerializer {
         Err(key_error())
     }
     fn serialize_char(self, v: char) -> Result<MapKey> {
-        Ok(MapKey::Str(v.to_string()))
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> Result<MapKey> {
-        Ok(MapKey::Str(v.to_owned()))
+        Ok(MapKey::Str(self.b.key_id(v)))
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<MapKey> {
         Err(key_error())
@@ -358,7 +363,7 @@ impl ser::Serializer for KeySerializer {
         Err(key_error())
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<MapKey> {
-        Ok(MapKey::Str(variant.to_owned()))
+        Ok(MapKey::Str(self.b.static_key_id(variant)))
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<MapKey> {
         value.serialize(self)

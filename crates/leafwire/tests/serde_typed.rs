@@ -134,9 +134,9 @@ fn sequences_that_stop_being_numeric_stay_generic() {
 }
 
 /// A map whose keys arrive in any order, so that every duplicate check path runs.
-struct Pairs(Vec<(i64, u8)>);
+struct Pairs<K = i64, V = u8>(Vec<(K, V)>);
 
-impl Serialize for Pairs {
+impl<K: Serialize, V: Serialize> Serialize for Pairs<K, V> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut m = s.serialize_map(None)?;
@@ -145,6 +145,44 @@ impl Serialize for Pairs {
         }
         m.end()
     }
+}
+
+#[derive(Serialize, Clone)]
+struct Bid {
+    status: String,
+    tags: Vec<String>,
+}
+
+/// String keys, and values that are strings, lists of strings or structs (each of which
+/// goes into the document by its own path): a key met again is refused wherever it
+/// comes, and keys out of order (a field name first met deeper in an earlier field) give
+/// the canonical bytes.
+#[test]
+fn string_keys_are_checked_whatever_the_value() {
+    fn check<V: Serialize + Clone>(values: [V; 3]) {
+        let [a, b, c] = values;
+        for n in [3usize, 40] {
+            let mut entries: Vec<(String, V)> = (0..n).map(|i| (format!("k{:02}", (i * 7) % n), a.clone())).collect();
+            let bytes = leafwire::to_vec(&Pairs(entries.clone())).unwrap();
+            assert!(leafwire::encode(&leafwire::decode(&bytes).unwrap()).unwrap() == bytes);
+            entries.push((entries[n / 2].0.clone(), b.clone()));
+            let e = leafwire::to_vec(&Pairs(entries)).unwrap_err();
+            assert_eq!(e.category(), leafwire::Category::DuplicateKey, "{n}");
+        }
+        // "status" is interned inside "first" before the outer "status" comes.
+        let nested = Pairs(vec![("first", Pairs(vec![("status", a.clone())])), ("status", Pairs(vec![("x", b)]))]);
+        let bytes = leafwire::to_vec(&nested).unwrap();
+        assert!(leafwire::encode(&leafwire::decode(&bytes).unwrap()).unwrap() == bytes);
+        let repeated = Pairs(vec![
+            ("first", Pairs(vec![("status", a.clone())])),
+            ("status", Pairs(vec![("x", c.clone()), ("x", c)])),
+        ]);
+        assert_eq!(leafwire::to_vec(&repeated).unwrap_err().category(), leafwire::Category::DuplicateKey);
+    }
+    check(["a".to_string(), "b".to_string(), "c".to_string()]);
+    check([vec!["a".to_string()], vec![], vec!["c".to_string(), "d".to_string()]]);
+    let bid = |s: &str| Bid { status: s.into(), tags: vec![s.into()] };
+    check([bid("open"), bid("closed"), bid("x")]);
 }
 
 #[test]

@@ -161,12 +161,25 @@ pub(crate) struct Builder {
     /// Ids of `&'static str` keys (serde struct fields) by address and length: a field
     /// name met again costs a compare instead of hashing and comparing its text.
     /// Allocated (zeroed) at the first use: only serde structs need it.
-    static_keys: Vec<(usize, usize, u64)>,
+    static_keys: Vec<StaticKey>,
+    /// The document the entries of `static_keys` belong to: a recycled builder starts the
+    /// next one, whose ids differ, by counting up instead of clearing the cache.
+    static_generation: u32,
 }
 
-/// Entries of the direct-mapped cache of static keys: more than the fields of the
-/// struct types one document usually holds.
-const STATIC_KEY_SLOTS: usize = 64;
+/// An entry of the static key cache (address 0 never holds a str, so zeroed entries
+/// never match).
+#[derive(Clone, Copy, Default)]
+struct StaticKey {
+    addr: usize,
+    len: u32,
+    generation: u32,
+    id: u64,
+}
+
+/// Entries of the direct-mapped cache of static keys: several times the fields of the
+/// struct types one document usually holds, so that few of them collide.
+const STATIC_KEY_SLOTS: usize = 512;
 
 /// The longest stack `finish` keeps for the builder's next use.
 const KEEP_STACK: usize = 1 << 16;
@@ -190,6 +203,7 @@ impl Builder {
             max_depth,
             duplicate_keys: DuplicateKeys::Error,
             static_keys: Vec::new(),
+            static_generation: 1,
         }
     }
 
@@ -198,11 +212,11 @@ impl Builder {
     #[inline(always)]
     pub fn static_key_id(&mut self, key: &'static str) -> u64 {
         let (addr, len) = (key.as_ptr() as usize, key.len());
-        let slot = (addr ^ (addr >> 9) ^ len) % STATIC_KEY_SLOTS;
-        // Address 0 never holds a str, so the zeroed entries never match (and an empty
-        // cache has none).
+        // Field names lie close together in the binary: a multiplicative hash spreads
+        // their addresses over the slots, where their low bits alone would collide.
+        let slot = ((addr ^ len).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % STATIC_KEY_SLOTS;
         match self.static_keys.get(slot) {
-            Some(&(a, l, id)) if a == addr && l == len => id,
+            Some(e) if e.addr == addr && e.len as usize == len && e.generation == self.static_generation => e.id,
             _ => self.static_key_miss(key, slot),
         }
     }
@@ -212,13 +226,17 @@ impl Builder {
     #[inline(never)]
     fn static_key_miss(&mut self, key: &'static str, slot: usize) -> u64 {
         if self.static_keys.is_empty() {
-            self.static_keys = vec![(0, 0, 0); STATIC_KEY_SLOTS];
+            self.static_keys = vec![StaticKey::default(); STATIC_KEY_SLOTS];
         }
         let id = match self.dict.get_index_of(key) {
             Some(id) => id as u64,
             None => self.dict.insert_full(Cow::Borrowed(key)).0 as u64,
         };
-        self.static_keys[slot] = (key.as_ptr() as usize, key.len(), id);
+        // A key of 4 GiB or more (never a field name) is just not cached.
+        if let Ok(len) = u32::try_from(key.len()) {
+            self.static_keys[slot] =
+                StaticKey { addr: key.as_ptr() as usize, len, generation: self.static_generation, id };
+        }
         id
     }
 
@@ -267,6 +285,21 @@ impl Builder {
         self.stack.push(item);
         self.stack_keys.push(key);
         Ok(())
+    }
+
+    /// The innermost container is a serde sequence that has no child yet, and the next
+    /// one is neither a number nor a row of numbers (a string, an object): it can never be
+    /// a typed array, so its children go straight into the plan from now on — as `push`
+    /// would decide for that child, without the item it would go through.
+    #[inline(always)]
+    fn leave_empty_run(&mut self) {
+        if let Some(frame @ Frame { run: Run::Empty, kind: FrameKind::Array, node: None, .. }) = self.frames.last_mut()
+        {
+            if self.stack.len() == frame.start {
+                frame.run = Run::Off;
+                self.go_direct_if_empty();
+            }
+        }
     }
 
     /// A serde sequence whose first child is neither a number nor a typed row can never be
@@ -333,27 +366,31 @@ impl Builder {
         Ok(())
     }
 
-    /// Whether a child under `key` can go straight into the plan with no duplicate check:
-    /// the innermost container takes its children so, and `key` is above all before it.
+    /// Whether a child under `key` goes straight into the plan: the innermost container
+    /// takes its children so. A key that is not above all before it (a field name first
+    /// met deeper in an earlier field) is checked for a repeat here, as `push` would.
     #[inline(always)]
-    fn direct_and_fresh(&mut self, key: u64) -> bool {
+    fn takes_direct(&mut self, key: u64) -> Result<bool> {
         match self.frames.last_mut() {
-            Some(Frame { node: Some(node), seen: None, max_key, kind, .. }) => {
+            Some(Frame { node: Some(node), seen, max_key, kind, .. }) => {
                 if *kind == FrameKind::Array {
-                    return true;
+                    return Ok(true);
                 }
-                let fresh = node.len == 0 || key > *max_key;
-                if fresh {
+                if seen.is_none() && (node.len == 0 || key > *max_key) {
                     *max_key = key;
+                    return Ok(true);
                 }
-                fresh
+                *max_key = (*max_key).max(key);
+                self.check_repeated(key)?;
+                Ok(true)
             }
-            _ => false,
+            _ => Ok(false),
         }
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        if self.direct_and_fresh(key) {
+        self.leave_empty_run();
+        if self.takes_direct(key)? {
             return self.push_block_direct(key, tag::STRING, s);
         }
         let (start, len) = self.add_block(s)?;
@@ -361,7 +398,8 @@ impl Builder {
     }
 
     pub fn push_bytes(&mut self, key: u64, s: &[u8]) -> Result<()> {
-        if self.direct_and_fresh(key) {
+        self.leave_empty_run();
+        if self.takes_direct(key)? {
             return self.push_block_direct(key, tag::BYTES, s);
         }
         let (start, len) = self.add_block(s)?;
@@ -411,6 +449,10 @@ impl Builder {
         if matches!(self.frames.last().map(|f| &f.run), Some(Run::Numbers { .. })) {
             self.break_run();
         }
+        // An object or map is never a row of a typed array.
+        if kind != FrameKind::Array {
+            self.leave_empty_run();
+        }
         let depth = self.frames.len();
         let (start, node) = match kind {
             FrameKind::Object | FrameKind::IntMap if self.duplicate_keys == DuplicateKeys::Error => {
@@ -443,7 +485,7 @@ impl Builder {
                 return Ok(());
             }
         }
-        if self.direct_and_fresh(key) {
+        if self.takes_direct(key)? {
             let (tag, value, need) = num_slot(NumTy::Exact(t), bits);
             return self.push_direct(key, Child { tag, key: 0, value }, need);
         }
@@ -542,7 +584,7 @@ impl Builder {
     /// its level.
     fn close_direct(&mut self, key: u64, node: Node, kind: FrameKind, depth: usize) -> Result<()> {
         let index = self.levels.push_node(node, depth);
-        if self.direct_and_fresh(key) {
+        if self.takes_direct(key)? {
             return self.push_direct(key, Child { tag: node.tag, key: 0, value: index as u64 }, POINTER);
         }
         let item = match kind {

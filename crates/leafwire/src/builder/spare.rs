@@ -45,8 +45,13 @@ impl Builder {
         self.tdata.clear();
         self.tmask.clear();
         self.dict.clear();
-        // Ids of the cleared dictionary: forget them.
-        self.static_keys.fill((0, 0, 0));
+        // Ids of the cleared dictionary: forget them (clearing the cache only when the
+        // count wraps, which would otherwise make old entries look current).
+        self.static_generation = self.static_generation.wrapping_add(1);
+        if self.static_generation == 0 {
+            self.static_keys.fill(super::StaticKey::default());
+            self.static_generation = 1;
+        }
         self.duplicate_keys = DuplicateKeys::default();
         SPARE.set(Some(self));
     }
