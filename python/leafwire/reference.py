@@ -528,7 +528,8 @@ def _time_text(count, unit, zoned):
 
 STREAM_MAGIC = b"LWSTREAM"
 FLAG_CRC = 1  # §14.1: every frame ends with a CRC-32
-KIND_KEYS, KIND_RESET, KIND_VECTOR = 0x40, 0x41, 0x42
+KIND_KEYS, KIND_RESET = 0x40, 0x41
+KIND_VECTOR = 0x50  # §14.5: a vector frame's kind is 0x50 + its element type code
 VECTOR_MAX_BYTES = 64
 # §14.3: the payload widths a scalar frame may have, by root tag.
 SCALAR_WIDTHS = {NULL: (0,), FALSE: (0,), TRUE: (0,), INT: (1, 2, 4, 8), UINT: (1, 2, 4, 8), F64: (8,), F32: (4, 8)}
@@ -554,8 +555,8 @@ def iter_stream(data, *, max_depth=MAX_DEPTH, max_frame=MAX_FRAME, max_keys=MAX_
         kind = data[b]
         if kind <= TYPED:
             yield _value_frame(data, b, end, kind, keys, max_depth)
-        elif kind == KIND_VECTOR:
-            yield _vector_frame(data, b, end)
+        elif 0 <= kind - KIND_VECTOR < len(ELEMENT_FORMATS):
+            yield _vector_frame(data, b, end, kind - KIND_VECTOR)
         elif kind == KIND_KEYS:
             keys += _keys_frame(data, b, end, keys, max_keys, max_key_bytes)
         elif kind == KIND_RESET and length == 1:
@@ -655,22 +656,17 @@ class _FrameReader(_Reader):
         return self.keys[key_id]
 
 
-def _vector_frame(data, b, end):
-    """§14.5: an element code and 1 to 64 bytes of whole elements -> a list."""
-    if end - b < 2:
-        raise FormatError(b, "a vector frame without an element type")
-    code = data[b + 1]
-    if code >= len(ELEMENT_FORMATS):
-        raise FormatError(b + 1, f"vector frame: unknown element type {code}")
+def _vector_frame(data, b, end, code):
+    """§14.5: 1 to 64 bytes of whole elements of type `code` (from the kind) -> a list."""
     fmt = ELEMENT_FORMATS[code]
-    size, n = struct.calcsize(fmt), end - b - 2
+    size, n = struct.calcsize(fmt), end - b - 1
     if n == 0 or n % size or n > VECTOR_MAX_BYTES:
         raise FormatError(b, f"vector frame: {n} bytes of elements, not a positive multiple of {size} up to 64")
-    values = list(struct.unpack_from(f"<{n // size}{fmt}", data, b + 2))
+    values = list(struct.unpack_from(f"<{n // size}{fmt}", data, b + 1))
     if code == BOOL_ELEMENT:
         for i, v in enumerate(values):
             if v > 1:
-                raise FormatError(b + 2 + i, "bool element other than 0 or 1")
+                raise FormatError(b + 1 + i, "bool element other than 0 or 1")
         values = [v == 1 for v in values]
     return values
 

@@ -136,3 +136,12 @@ def test_a_reset_frame_empties_the_key_table():
     assert list(reference.iter_stream(header + keys + reset + keys)) == []
     with pytest.raises(FormatError, match="already holds"):
         list(reference.iter_stream(header + keys + keys))
+
+
+def test_a_vector_frame_of_bools_holds_0_or_1():
+    header = b"LWSTREAM\x01\x00" + bytes(102)
+    # Kind 0x50: bool elements (§14.5); the second element, at offset 112 + 3, is 2.
+    assert list(reference.iter_stream(header + bytes([3, 0x50, 1, 0]))) == [[True, False]]
+    with pytest.raises(FormatError) as info:
+        list(reference.iter_stream(header + bytes([3, 0x50, 1, 2])))
+    assert info.value.offset == 115

@@ -163,9 +163,9 @@ fn frames_are_small() {
     w.write(&()).unwrap();
     assert_eq!(w.position(), 125 + 2);
     w.write(&[1.5f64]).unwrap();
-    assert_eq!(w.position(), 127 + 11, "an array of one f64 (a vector frame): 3 bytes beyond its 8");
+    assert_eq!(w.position(), 127 + 10, "an array of one f64 (a vector frame): 2 bytes beyond its 8");
     w.write(&[0.5f64; 8]).unwrap();
-    assert_eq!(w.position(), 138 + 67, "eight f64: 3 bytes beyond their 64");
+    assert_eq!(w.position(), 137 + 66, "eight f64: 2 bytes beyond their 64");
     // Keys once: the second message of the same shape costs no key bytes.
     let p0 = w.position();
     w.write(&tick(4)).unwrap();
@@ -192,9 +192,9 @@ fn short_numeric_messages_are_vector_frames_read_as_typed_arrays() {
         for (m, &len) in messages.iter().zip(&sizes) {
             let bytes = m.len() * size;
             if bytes <= 64 {
-                assert_eq!(len, 3 + bytes as u64, "{} elements of {size} bytes: length, kind, element, data", m.len());
+                assert_eq!(len, 2 + bytes as u64, "{} elements of {size} bytes: length, kind, data", m.len());
             } else {
-                assert!(len > 3 + bytes as u64, "past 64 bytes, an aligned typed-array frame");
+                assert!(len > 2 + bytes as u64, "past 64 bytes, an aligned typed-array frame");
             }
         }
         let bytes = w.into_inner().unwrap();

@@ -45,8 +45,9 @@ fn vectors() -> Vec<(&'static str, bool, Vec<String>)> {
         ),
         ("strings", false, s(&[r#""""#, r#""a""#, r#""naïve ☃""#, "123456789012345678901234567890"])),
         ("typed_phases", false, (1..10).map(doubles).collect()),
-        // Vector frames (§14.5): i8 elements (narrowed from JSON), one f64, eight f64 (the
-        // 64-byte edge); typed_phases has nine, a typed-array frame.
+        // Vector frames (§14.5, kinds 0x50 + element code): i8 elements (narrowed from
+        // JSON), one f64, eight f64 (the 64-byte edge); typed_phases has nine, a
+        // typed-array frame.
         (
             "vectors",
             false,
@@ -194,26 +195,34 @@ fn negatives() -> Vec<(&'static str, &'static str, &'static str, Vec<u8>, Catego
             113,
         ),
         (
-            "stream_vector_element",
-            "§14.5 vector element",
-            "a vector frame of element type 11 (there is none)",
-            with(&[0x03, 0x42, 0x0B, 0x00]),
-            Category::Malformed,
-            114,
+            "stream_vector_reserved_kind",
+            "§14.5 vector kinds",
+            "kind 0x5B, past the vector kinds 0x50–0x5A (element type 11: there is none), is reserved",
+            with(&[0x02, 0x5B, 0x00]),
+            Category::Unsupported,
+            113,
+        ),
+        (
+            "stream_vector_old_kind",
+            "§14.2 kinds",
+            "kind 0x42 (a vector frame of an earlier draft: its element code 10 in a byte of its own) is reserved",
+            with(&[&[0x0A, 0x42, 0x0A][..], &[0u8; 8]].concat()),
+            Category::Unsupported,
+            113,
         ),
         (
             "stream_vector_empty",
             "§14.5 k ≥ 1",
-            "a vector frame without elements",
-            with(&[0x02, 0x42, 0x0A]),
+            "a vector frame (kind 0x5A: f64) without elements",
+            with(&[0x01, 0x5A]),
             Category::Malformed,
             113,
         ),
         (
             "stream_vector_ragged",
             "§14.5 whole elements",
-            "a vector frame of f64 with 9 bytes of elements",
-            with(&[&[0x0B, 0x42, 0x0A][..], &[0u8; 9]].concat()),
+            "a vector frame of f64 (kind 0x5A) with 9 bytes of elements",
+            with(&[&[0x0A, 0x5A][..], &[0u8; 9]].concat()),
             Category::Malformed,
             113,
         ),
@@ -221,7 +230,7 @@ fn negatives() -> Vec<(&'static str, &'static str, &'static str, Vec<u8>, Catego
             "stream_vector_long",
             "§14.5 at most 64 bytes",
             "a vector frame of 9 doubles (72 bytes): longer ones are typed-array frames",
-            with(&[&[0x4A, 0x42, 0x0A][..], &[0u8; 72]].concat()),
+            with(&[&[0x49, 0x5A][..], &[0u8; 72]].concat()),
             Category::Malformed,
             113,
         ),

@@ -22,8 +22,13 @@ pub const CRC_LEN: usize = 4;
 /// Frame kinds besides the value frames' root tags 0x00–0x0D (spec §14.2).
 pub const KIND_KEYS: u8 = 0x40;
 pub const KIND_RESET: u8 = 0x41;
-/// A short one-dimensional typed array, unaligned (spec §14.5).
-pub const KIND_VECTOR: u8 = 0x42;
+/// Vector frames, short one-dimensional typed arrays unaligned (spec §14.5), have the
+/// kinds 0x50 + their element type code (0x50–0x5A): the code costs no byte of its own.
+/// 0x5B–0x5F, room for more element types, are reserved. See [`vector_kind`] and
+/// [`vector_element`], the one place of this rule.
+pub const KIND_VECTOR_BASE: u8 = 0x50;
+/// The bytes of a vector frame before its elements ([`vector_head`]).
+pub const VECTOR_HEAD_LEN: usize = 2;
 /// The most element bytes a vector frame holds.
 pub const VECTOR_MAX_BYTES: usize = 64;
 /// Bytes of a vector frame's materialized section (see [`vector_section`]): the typed
@@ -196,36 +201,42 @@ pub fn is_vector(element: ElementType, count: usize) -> bool {
     count >= 1 && count * element.size() <= VECTOR_MAX_BYTES
 }
 
-/// The bytes of a vector frame before its elements: the length field (one byte: L ≤ 66),
-/// the kind and the element code (spec §14.5). `count` elements must fit
-/// ([`is_vector`]).
+/// The kind of a vector frame of elements of type `element` (spec §14.5).
 #[inline]
-pub fn vector_head(element: ElementType, count: usize) -> [u8; 3] {
-    debug_assert!(is_vector(element, count));
-    [(2 + count * element.size()) as u8, KIND_VECTOR, element as u8]
+pub fn vector_kind(element: ElementType) -> u8 {
+    KIND_VECTOR_BASE + element as u8
 }
 
-/// A vector frame's body after its kind byte, `body` being the stream offset of that kind
-/// byte: the element type and the elements' bytes (spec §14.5).
+/// The element type of a vector frame of kind `kind`; `None` when `kind` is no vector
+/// frame's (a reserved kind among them, 0x5B–0x5F).
 #[inline(always)]
-pub fn parse_vector(rest: &[u8], body: u64) -> Result<(ElementType, &[u8])> {
-    let Some((&code, data)) = rest.split_first() else {
-        return Err(Error::malformed(body, "a vector frame without an element type"));
-    };
-    let Some(element) = ElementType::from_code(code) else {
-        return Err(Error::malformed(body + 1, format!("vector frame: unknown element type {code}")));
-    };
-    if data.is_empty() || data.len() % element.size() != 0 || data.len() > VECTOR_MAX_BYTES {
+pub fn vector_element(kind: u8) -> Option<ElementType> {
+    ElementType::from_code(kind.checked_sub(KIND_VECTOR_BASE)?)
+}
+
+/// The bytes of a vector frame before its elements: the length field (one byte: L ≤ 65)
+/// and the kind (spec §14.5). `count` elements must fit ([`is_vector`]).
+#[inline]
+pub fn vector_head(element: ElementType, count: usize) -> [u8; VECTOR_HEAD_LEN] {
+    debug_assert!(is_vector(element, count));
+    [(1 + count * element.size()) as u8, vector_kind(element)]
+}
+
+/// Checks the length of a vector frame's elements, `len` bytes of type `element` after
+/// the kind byte at stream offset `body` (spec §14.5): whole elements, at least one, at
+/// most `VECTOR_MAX_BYTES`.
+#[inline(always)]
+pub fn check_vector(element: ElementType, len: usize, body: u64) -> Result<()> {
+    if len == 0 || len % element.size() != 0 || len > VECTOR_MAX_BYTES {
         return Err(Error::malformed(
             body,
             format!(
-                "vector frame: {} bytes of elements, not a positive multiple of {} up to {VECTOR_MAX_BYTES}",
-                data.len(),
+                "vector frame: {len} bytes of elements, not a positive multiple of {} up to {VECTOR_MAX_BYTES}",
                 element.size()
             ),
         ));
     }
-    Ok((element, data))
+    Ok(())
 }
 
 /// Lays out the message of a vector frame as the section a value frame of tag 0x0D with
@@ -322,6 +333,19 @@ mod tests {
         assert_eq!(frame_length(&[0], 7, 100).unwrap_err().offset(), Some(7));
         assert_eq!(frame_length(&[0x80, 0x01], 0, 100).unwrap_err().category(), Category::LimitExceeded);
         assert!(frame_length(&[0xFF; 11], 0, u64::MAX).is_err());
+    }
+
+    #[test]
+    fn vector_kinds_are_the_element_codes_from_0x50() {
+        for code in 0..=10u8 {
+            let element = ElementType::from_code(code).unwrap();
+            assert_eq!(vector_kind(element), 0x50 + code);
+            assert_eq!(vector_element(0x50 + code), Some(element));
+        }
+        // The old vector kind, the kinds around 0x50–0x5A, and the reserved 0x5B–0x5F.
+        for kind in [0x00, 0x0D, 0x42, 0x4F, 0x5B, 0x5F, 0x60, 0xFF] {
+            assert_eq!(vector_element(kind), None, "0x{kind:02x}");
+        }
     }
 
     #[test]

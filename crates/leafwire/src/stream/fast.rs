@@ -122,8 +122,8 @@ fn head(frame_at: u64, n: usize, t: ElementType, max_frame: u64) -> Result<Head>
     if fs::is_vector(t, n) {
         // A few numbers: a vector frame, unaligned (spec §14.5).
         let mut bytes = [0u8; HEAD_ROOM];
-        bytes[..3].copy_from_slice(&fs::vector_head(t, n));
-        return Ok(Head { len: n, element: Some(t), bytes, head_len: 3 });
+        bytes[..fs::VECTOR_HEAD_LEN].copy_from_slice(&fs::vector_head(t, n));
+        return Ok(Head { len: n, element: Some(t), bytes, head_len: fs::VECTOR_HEAD_LEN as u8 });
     }
     let (count, size) = (n as u64, t.size() as u64);
     let header_len = 2 + varint_len(count) as u64;

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! A message costs its payload and a few bytes: an `f64` is 10 bytes, a few numbers of one
-//! type (at most 64 bytes of them) are a vector frame of 3 bytes plus the numbers, object
+//! type (at most 64 bytes of them) are a vector frame of 2 bytes plus the numbers, object
 //! keys are sent once per stream and referred to by id. A message with containers is laid
 //! out as a document's sections, so a [`Frame`] is read lazily, as a
 //! [`Document`](crate::Document) is, and typed arrays are slices of the reader's buffer

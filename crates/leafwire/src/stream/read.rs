@@ -136,12 +136,12 @@ impl Parser {
             let payload = fs::root_offset(kind, fs::section_start(body_at));
             return Ok(Step::Value { origin: origin as usize, end, tag: kind, payload, next });
         }
+        if let Some(element) = fs::vector_element(kind) {
+            let len = end - (body + 1);
+            fs::check_vector(element, len, body_at).map_err(|e| (e, skippable(false)))?;
+            return Ok(Step::Vector { element, data: body + 1, len, next });
+        }
         match kind {
-            fs::KIND_VECTOR => {
-                let (element, data) =
-                    fs::parse_vector(&window[body + 1..end], body_at).map_err(|e| (e, skippable(false)))?;
-                Ok(Step::Vector { element, data: end - data.len(), len: data.len(), next })
-            }
             fs::KIND_KEYS => {
                 self.add_keys(&window[body + 1..end], body_at).map_err(|e| (e, skippable(true)))?;
                 self.keys_version += 1;
@@ -268,7 +268,7 @@ impl Parser {
         let section = &bytes[..end];
         let root = Node::frame_root(section, self.table.bytes(), self.table.dict(), crate::format::tag::TYPED, root_at);
         // Offsets in the section map to the stream where they matter, at the elements
-        // (but for a frame in the first 13 bytes after the stream header, whose elements
+        // (but for a frame in the first 14 bytes after the stream header, whose elements
         // lie before section offset 128: its offsets then count from 0).
         let origin = data_at.saturating_sub((end - data.len()) as u64);
         Frame { root, origin, offset: frame_at, keys_version: self.keys_version }

@@ -311,7 +311,8 @@ impl Frames {
     pub(super) fn vector(&mut self, element: ElementType, count: usize, data: &[u8]) {
         debug_assert_eq!(data.len(), count * element.size());
         let buf = &mut self.buf;
-        buf.reserve(3 + fs::VECTOR_MAX_BYTES + fs::CRC_LEN);
+        const HEAD: usize = fs::VECTOR_HEAD_LEN;
+        buf.reserve(HEAD + fs::VECTOR_MAX_BYTES + fs::CRC_LEN);
         let start = buf.len();
         let head = fs::vector_head(element, count);
         // SAFETY: the reserve above leaves room for the head, at most 64 bytes of data
@@ -319,9 +320,9 @@ impl Frames {
         // before the length covers it.
         unsafe {
             let at = buf.as_mut_ptr().add(start);
-            std::ptr::copy_nonoverlapping(head.as_ptr(), at, 3);
-            crate::format::numbers::copy_short(at.add(3), data);
-            buf.set_len(start + 3 + data.len());
+            std::ptr::copy_nonoverlapping(head.as_ptr(), at, HEAD);
+            crate::format::numbers::copy_short(at.add(HEAD), data);
+            buf.set_len(start + HEAD + data.len());
         }
         self.seal(start);
     }
