@@ -272,10 +272,19 @@ impl Frames {
     /// Maps the message's keys to stream ids, sending a keys frame for those the reader
     /// lacks (and a reset first if they would take the table past its bounds).
     fn map_keys(&mut self, keys: Keys<'_>) -> Result<()> {
-        let missing: Vec<usize> = (0..keys.texts.len()).filter(|&i| !self.keys.contains_key(keys.texts[i])).collect();
+        // One lookup per key: the ids of those the table holds, and which it lacks.
+        self.ids.clear();
+        let mut missing = Vec::new();
+        for (i, text) in keys.texts.iter().enumerate() {
+            match self.keys.get(*text) {
+                Some(&id) => self.ids.push(id),
+                None => {
+                    missing.push(i);
+                    self.ids.push(u32::MAX);
+                }
+            }
+        }
         if missing.is_empty() {
-            self.ids.clear();
-            self.ids.extend(keys.texts.iter().map(|t| self.keys[*t]));
             return Ok(());
         }
         let new_bytes: usize = missing.iter().map(|&i| keys.texts[i].len()).sum();
@@ -295,13 +304,13 @@ impl Frames {
         let mut body = Vec::with_capacity(8 + new_bytes + 2 * missing.len());
         fs::keys_body(missing.iter().map(|&i| keys.texts[i]), &mut body);
         self.frame(&body);
+        // After a reset every key is missing, so every id is set here.
         for &i in &missing {
             let id = self.keys.len() as u32;
             self.keys.insert(keys.texts[i].into(), id);
             self.key_bytes += keys.texts[i].len();
+            self.ids[i] = id;
         }
-        self.ids.clear();
-        self.ids.extend(keys.texts.iter().map(|t| self.keys[*t]));
         Ok(())
     }
 
