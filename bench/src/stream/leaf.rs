@@ -162,13 +162,14 @@ impl StreamPeer for LeafwireSerde {
     }
 }
 
-/// The corpus stream: `write(&serde_json::Value)` per record, `Frame::deserialize` back.
+/// The corpus stream: `write(&serde_json::Value)` per record; read back into Leafwire's
+/// own tree borrowing the reader's buffer (`Frame::to_value_ref`), as sonic-rs reads into
+/// its own `Value`.
 pub struct LeafwireRecords;
 
 impl StreamPeer for LeafwireRecords {
     const NAME: &'static str = "leafwire";
-    const API: &'static str =
-        "stream::StreamWriter::write(&serde_json::Value) / Frame::deserialize::<serde_json::Value>";
+    const API: &'static str = "stream::StreamWriter::write(&serde_json::Value) / Frame::to_value_ref() (leafwire::ValueRef, borrowing the reader's buffer)";
     type Item = Value;
     type Msg = Value;
     type Writer = StreamWriter<Sink>;
@@ -195,7 +196,7 @@ impl StreamPeer for LeafwireRecords {
 
     fn read(source: Source, count: u64, got: &mut Received<'_, Value>) -> Result<(), Fail> {
         frames(source, count, |frame| {
-            got.take(&frame.deserialize::<Value>().map_err(io_err)?);
+            got.take(&frame.to_value_ref().map_err(io_err)?);
             Ok(())
         })
     }

@@ -114,6 +114,21 @@ impl Record for sonic_rs::Value {
     }
 }
 
+impl Record for leafwire::ValueRef<'_> {
+    fn entries(&self) -> u64 {
+        match self {
+            leafwire::ValueRef::Object(m) => m.len() as u64,
+            leafwire::ValueRef::IntMap(m) => m.len() as u64,
+            leafwire::ValueRef::Array(a) => a.len() as u64,
+            leafwire::ValueRef::Typed(t) => t.shape().first().copied().unwrap_or(0) as u64,
+            _ => 0,
+        }
+    }
+    fn to_json(&self) -> Result<Value, Fail> {
+        serde_json::to_value(self).map_err(Fail::error)
+    }
+}
+
 /// What a reader received: a count and a digest, and in a check run, the verdict of an
 /// exact comparison of every message with the one the sender sent.
 pub struct Received<'a, I> {
