@@ -165,6 +165,10 @@ pub(crate) struct Builder {
     /// The document the entries of `static_keys` belong to: a recycled builder starts the
     /// next one, whose ids differ, by counting up instead of clearing the cache.
     static_generation: u32,
+    /// The memory of owned keys of documents built before, for the next ones' keys: a
+    /// stream of records meets the same keys in every message, and would otherwise
+    /// allocate and free each of them per message.
+    spare_keys: Vec<String>,
 }
 
 /// An entry of the static key cache (address 0 never holds a str, so zeroed entries
@@ -204,6 +208,7 @@ impl Builder {
             duplicate_keys: DuplicateKeys::Error,
             static_keys: Vec::new(),
             static_generation: 1,
+            spare_keys: Vec::new(),
         }
     }
 
@@ -245,7 +250,10 @@ impl Builder {
         if let Some(id) = self.dict.get_index_of(key) {
             return id as u64;
         }
-        self.dict.insert_full(Cow::Owned(key.into())).0 as u64
+        let mut owned = self.spare_keys.pop().unwrap_or_default();
+        owned.clear();
+        owned.push_str(key);
+        self.dict.insert_full(Cow::Owned(owned)).0 as u64
     }
 
     /// Pushes a finished value; `key` is the key id or int key inside objects and maps.

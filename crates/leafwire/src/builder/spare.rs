@@ -2,6 +2,7 @@
 //! otherwise spend a good part of their time growing the same buffers from nothing
 //! (a small serde struct: a quarter of its instructions in malloc and realloc).
 
+use std::borrow::Cow;
 use std::cell::Cell;
 
 use super::{Builder, DuplicateKeys};
@@ -9,6 +10,10 @@ use crate::blocks::Blocks;
 
 /// A builder holding more than this is dropped after use, not kept.
 const SPARE_LIMIT: usize = 16 << 20;
+
+/// The most key strings a spare builder keeps for reuse, and the longest.
+const SPARE_KEYS: usize = 4096;
+const SPARE_KEY_BYTES: usize = 256;
 
 thread_local! {
     static SPARE: Cell<Option<Builder>> = const { Cell::new(None) };
@@ -44,7 +49,13 @@ impl Builder {
         self.tables.clear();
         self.tdata.clear();
         self.tmask.clear();
-        self.dict.clear();
+        for key in self.dict.drain(..) {
+            if let Cow::Owned(key) = key {
+                if self.spare_keys.len() < SPARE_KEYS && key.capacity() <= SPARE_KEY_BYTES {
+                    self.spare_keys.push(key);
+                }
+            }
+        }
         // Ids of the cleared dictionary: forget them (clearing the cache only when the
         // count wraps, which would otherwise make old entries look current).
         self.static_generation = self.static_generation.wrapping_add(1);
