@@ -227,6 +227,14 @@ fn negatives() -> Vec<(&'static str, &'static str, &'static str, Vec<u8>, Catego
             113,
         ),
         (
+            "stream_vector_bool",
+            "§14.5 bool elements",
+            "a vector frame of bools (kind 0x50) whose second element is 2",
+            with(&[0x03, 0x50, 0x01, 0x02]),
+            Category::Malformed,
+            115,
+        ),
+        (
             "stream_vector_long",
             "§14.5 at most 64 bytes",
             "a vector frame of 9 doubles (72 bytes): longer ones are typed-array frames",

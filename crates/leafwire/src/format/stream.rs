@@ -222,11 +222,12 @@ pub fn vector_head(element: ElementType, count: usize) -> [u8; VECTOR_HEAD_LEN] 
     [(1 + count * element.size()) as u8, vector_kind(element)]
 }
 
-/// Checks the length of a vector frame's elements, `len` bytes of type `element` after
-/// the kind byte at stream offset `body` (spec §14.5): whole elements, at least one, at
-/// most `VECTOR_MAX_BYTES`.
+/// Checks a vector frame's elements, `data` of type `element` after the kind byte at
+/// stream offset `body` (spec §14.5): whole elements, at least one, at most
+/// `VECTOR_MAX_BYTES`, and bools 0 or 1 (§5.2; reported at the element).
 #[inline(always)]
-pub fn check_vector(element: ElementType, len: usize, body: u64) -> Result<()> {
+pub fn check_vector(element: ElementType, data: &[u8], body: u64) -> Result<()> {
+    let len = data.len();
     if len == 0 || len % element.size() != 0 || len > VECTOR_MAX_BYTES {
         return Err(Error::malformed(
             body,
@@ -235,6 +236,11 @@ pub fn check_vector(element: ElementType, len: usize, body: u64) -> Result<()> {
                 element.size()
             ),
         ));
+    }
+    if element == ElementType::Bool {
+        if let Some(i) = data.iter().position(|&b| b > 1) {
+            return Err(Error::malformed(body + 1 + i as u64, "vector frame: a bool element other than 0 or 1"));
+        }
     }
     Ok(())
 }

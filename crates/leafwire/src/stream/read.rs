@@ -138,7 +138,7 @@ impl Parser {
         }
         if let Some(element) = fs::vector_element(kind) {
             let len = end - (body + 1);
-            fs::check_vector(element, len, body_at).map_err(|e| (e, skippable(false)))?;
+            fs::check_vector(element, &window[body + 1..end], body_at).map_err(|e| (e, skippable(false)))?;
             return Ok(Step::Vector { element, data: body + 1, len, next });
         }
         match kind {
