@@ -272,19 +272,7 @@ impl Builder {
                 }
                 return self.push(key, item);
             }
-            if frame.kind != FrameKind::Array {
-                let count = match &frame.node {
-                    Some(node) => node.len as usize,
-                    None => self.stack.len() - frame.start,
-                };
-                // Above every key so far (sorted maps, struct fields in first-seen order):
-                // no scan and no hashing needed.
-                let fresh = frame.seen.is_none() && (count == 0 || key > frame.max_key);
-                frame.max_key = frame.max_key.max(key);
-                if !fresh {
-                    self.check_repeated(key)?;
-                }
-            }
+            self.check_key(key)?;
             if self.frames.last().is_some_and(|f| f.node.is_some()) {
                 let (child, need) = self.child_slot(item);
                 return self.push_direct(key, child, need);
@@ -374,26 +362,36 @@ impl Builder {
         Ok(())
     }
 
+    /// Checks `key` of the next child of the innermost object or intmap (arrays have no
+    /// keys): a key above every one before it (sorted maps, struct fields in first-seen
+    /// order) needs no scan and no hashing; any other is checked for a repeat.
+    #[inline(always)]
+    fn check_key(&mut self, key: u64) -> Result<()> {
+        let Some(frame) = self.frames.last_mut() else { return Ok(()) };
+        if frame.kind == FrameKind::Array {
+            return Ok(());
+        }
+        let count = match &frame.node {
+            Some(node) => node.len as usize,
+            None => self.stack.len() - frame.start,
+        };
+        let fresh = frame.seen.is_none() && (count == 0 || key > frame.max_key);
+        frame.max_key = frame.max_key.max(key);
+        if !fresh {
+            self.check_repeated(key)?;
+        }
+        Ok(())
+    }
+
     /// Whether a child under `key` goes straight into the plan: the innermost container
-    /// takes its children so. A key that is not above all before it (a field name first
-    /// met deeper in an earlier field) is checked for a repeat here, as `push` would.
+    /// takes its children so (its key checked as `push` would).
     #[inline(always)]
     fn takes_direct(&mut self, key: u64) -> Result<bool> {
-        match self.frames.last_mut() {
-            Some(Frame { node: Some(node), seen, max_key, kind, .. }) => {
-                if *kind == FrameKind::Array {
-                    return Ok(true);
-                }
-                if seen.is_none() && (node.len == 0 || key > *max_key) {
-                    *max_key = key;
-                    return Ok(true);
-                }
-                *max_key = (*max_key).max(key);
-                self.check_repeated(key)?;
-                Ok(true)
-            }
-            _ => Ok(false),
+        if !self.frames.last().is_some_and(|f| f.node.is_some()) {
+            return Ok(false);
         }
+        self.check_key(key)?;
+        Ok(true)
     }
 
     pub fn push_str(&mut self, key: u64, s: &[u8]) -> Result<()> {
