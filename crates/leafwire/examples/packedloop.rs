@@ -1,4 +1,4 @@
-//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|unpacked|select|element N`
+//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|owned|unpacked|select|element N`
 //! (select and element on a GeoJSON FeatureCollection) packs the
 //! JSON file and runs one operation N times (for callgrind or `time`).
 
@@ -15,6 +15,7 @@ fn main() {
         sink += match args[2].as_str() {
             "encode" => leafwire::encode_packed(&value, &options).expect("packs").len(),
             "decode" => leafwire::decode(&packed).map(|v| matches!(v, leafwire::Value::Null) as usize).expect("decodes"),
+            "owned" => matches!(leafwire::from_slice_owned::<leafwire::Value>(&packed).expect("decodes"), leafwire::Value::Null) as usize,
             "unpacked" => leafwire::unpack(&packed).expect("unpacks").len(),
             "select" => {
                 let doc = leafwire::Document::open(&packed).expect("opens");

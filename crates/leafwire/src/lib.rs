@@ -53,6 +53,7 @@ mod typed_de;
 mod validate;
 mod value;
 mod value_ref;
+mod value_de;
 mod value_serde;
 
 pub use builder::DuplicateKeys;
@@ -105,12 +106,21 @@ pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
 }
 
 /// Deserializes an owned value from a document in either mode: a packed document (spec
-/// §13) is unpacked first; an ordinary one is read as [`from_slice`] reads it.
+/// §13) is decoded to a [`Value`] that moves into `T` ([`from_value`]); an ordinary one
+/// is read as [`from_slice`] reads it.
 pub fn from_slice_owned<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     if is_packed_document(bytes) {
-        return from_slice(&unpack(bytes)?);
+        // The columns decode to a `Value` that moves into `T`: no document is rebuilt.
+        return from_value(Document::open(bytes)?.root().to_value_untyped(DEFAULT_MAX_DEPTH)?);
     }
     from_slice(bytes)
+}
+
+/// Deserializes a `T` from a [`Value`], moving its strings, byte strings and arrays into
+/// `T` (the counterpart of `serde_json::from_value`). Enums and options read as
+/// [`to_vec`] writes them.
+pub fn from_value<T: serde::de::DeserializeOwned>(value: Value) -> Result<T> {
+    T::deserialize(value)
 }
 
 /// Serializes any `Serialize` value in packed mode (spec §13): its large arrays of

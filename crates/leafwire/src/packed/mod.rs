@@ -128,6 +128,16 @@ pub(crate) fn decode_block_typed(buf: &[u8], payload: u64, max_depth: usize) -> 
     as_decoded(Value::Array(decode_block(buf, payload)?), max_depth, payload)
 }
 
+/// The packed array at `payload` as its columns give it, its nesting checked against
+/// `max_depth` (the typing of [`decode_block_typed`] left out).
+pub(crate) fn decode_block_untyped(buf: &[u8], payload: u64, max_depth: usize) -> Result<Value> {
+    let value = Value::Array(decode_block(buf, payload)?);
+    if nesting(&value) > max_depth {
+        return Err(Error::depth_limit(max_depth).at(payload));
+    }
+    Ok(value)
+}
+
 /// A value from a group's columns with its arrays of numbers typed as §11 types them.
 /// Errors (the depth limit) are reported at `at`, the packed block's offset: the document
 /// the typing goes through is not the caller's.

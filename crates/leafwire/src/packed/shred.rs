@@ -442,7 +442,8 @@ impl Value {
 /// back as the arrays of numbers they stand for).
 pub(crate) fn unshred(s: &Shredded) -> Vec<Value> {
     let mut budget = u64::MAX;
-    Unshredder::new(s, &mut budget).elements().expect("the shredder's own streams are consistent")
+    let mut s = s.clone();
+    Unshredder::new(&mut s, &mut budget).elements().expect("the shredder's own streams are consistent")
 }
 
 /// The unshredder's message when the budget runs out.
@@ -454,6 +455,10 @@ pub(crate) const OVER_BUDGET: &str = "the group decodes to more values than the 
 pub(crate) struct Unshredder<'s, 'b> {
     s: &'s Shredded,
     cursors: Vec<Cursor>,
+    /// The string and residual streams of each node, taken out of `s`: each value is read
+    /// once, so it moves into the element rather than being copied.
+    strings: Vec<std::vec::IntoIter<String>>,
+    residual: Vec<std::vec::IntoIter<Value>>,
     budget: &'b mut u64,
     /// When set, only the nodes marked here are read: an object leaves out the fields
     /// whose nodes are not (a projection; their columns need not be decoded).
@@ -461,8 +466,12 @@ pub(crate) struct Unshredder<'s, 'b> {
 }
 
 impl<'s, 'b> Unshredder<'s, 'b> {
-    pub fn new(s: &'s Shredded, budget: &'b mut u64) -> Self {
-        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], budget, keep: None }
+    /// Reads the elements of `s`, whose string and residual streams it empties.
+    pub fn new(s: &'s mut Shredded, budget: &'b mut u64) -> Self {
+        let strings = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.strings).into_iter()).collect();
+        let residual = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.residual).into_iter()).collect();
+        let s: &'s Shredded = s;
+        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], strings, residual, budget, keep: None }
     }
 
     /// Reads only the nodes marked in `keep` (which must hold every kept node's parent).
@@ -474,8 +483,12 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     /// All `s.len` elements; every stream must be used up exactly.
     pub fn elements(mut self) -> Result<Vec<Value>, &'static str> {
         let values = (0..self.s.len).map(|_| self.read(0)).collect::<Result<Vec<_>, _>>()?;
-        for (n, c) in self.s.nodes.iter().zip(&self.cursors) {
+        for (i, (n, c)) in self.s.nodes.iter().zip(&self.cursors).enumerate() {
             let mut expect = n.ends();
+            // The string and residual streams were taken out of `n`: they must be used up.
+            let used_up = |left: usize, read: usize| if left == 0 { read } else { usize::MAX };
+            expect.strings = used_up(self.strings[i].len(), c.strings);
+            expect.residual = used_up(self.residual[i].len(), c.residual);
             if !n.mixed() {
                 // A node of one kind has no kind column to read.
                 expect.kind = c.kind;
@@ -508,11 +521,11 @@ impl<'s, 'b> Unshredder<'s, 'b> {
             kind::INT => Value::Int(next(&n.ints, &mut c.ints)?),
             kind::FLOAT => Value::F64(next(&n.floats, &mut c.floats)?),
             kind::STRING => {
-                let text = next(&n.strings, &mut c.strings)?;
+                let text = take_next(&mut self.strings[node], &mut c.strings)?;
                 self.charge(text.len() as u64)?;
                 Value::String(text)
             }
-            kind::RESIDUAL => next(&n.residual, &mut c.residual)?,
+            kind::RESIDUAL => take_next(&mut self.residual[node], &mut c.residual)?,
             kind::ARRAY => {
                 let len = match n.tuple {
                     Some(k) => k as u64,
@@ -520,9 +533,16 @@ impl<'s, 'b> Unshredder<'s, 'b> {
                 };
                 self.charge(len)?;
                 let mut items = Vec::with_capacity(len as usize);
-                for i in 0..len as usize {
-                    let role = if n.tuple.is_some() { Role::Position(i as u8) } else { Role::Element };
-                    items.push(self.read(n.child(role).ok_or("an array element has no node")?)?);
+                if n.tuple.is_some() {
+                    for i in 0..len as usize {
+                        items.push(self.read(n.child(Role::Position(i as u8)).ok_or(NO_ELEMENT_NODE)?)?);
+                    }
+                } else if len > 0 {
+                    // One lookup for all the elements.
+                    let element = n.child(Role::Element).ok_or(NO_ELEMENT_NODE)?;
+                    for _ in 0..len {
+                        items.push(self.read(element)?);
+                    }
                 }
                 Value::Array(items)
             }
@@ -593,11 +613,21 @@ pub(crate) struct Cursor {
     pub residual: usize,
 }
 
-fn next<T: Clone>(stream: &[T], at: &mut usize) -> Result<T, &'static str> {
-    let v = stream.get(*at).ok_or("a column of the group runs out of values")?.clone();
+fn next<T: Copy>(stream: &[T], at: &mut usize) -> Result<T, &'static str> {
+    let v = *stream.get(*at).ok_or(RUN_OUT)?;
     *at += 1;
     Ok(v)
 }
+
+/// [`next`] for a stream of owned values, which move out.
+fn take_next<T>(stream: &mut std::vec::IntoIter<T>, at: &mut usize) -> Result<T, &'static str> {
+    let v = stream.next().ok_or(RUN_OUT)?;
+    *at += 1;
+    Ok(v)
+}
+
+const NO_ELEMENT_NODE: &str = "an array element has no node";
+const RUN_OUT: &str = "a column of the group runs out of values";
 
 #[cfg(test)]
 pub(crate) mod tests {
