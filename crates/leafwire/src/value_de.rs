@@ -88,10 +88,7 @@ impl<'de> de::Deserializer<'de> for Value {
                 let (name, content) = entries.into_iter().next().expect("one entry");
                 visitor.visit_enum(Variant { name, content })
             }
-            other => Err(de::Error::custom(format!(
-                "expected an enum: a variant's name, or an object of one entry; found {}",
-                other.kind()
-            ))),
+            other => Err(Error::wrong_type("an enum (string or one-key object)", other.kind())),
         }
     }
 
@@ -123,7 +120,7 @@ impl<'de> VariantAccess<'de> for Value {
     fn unit_variant(self) -> Result<()> {
         match self {
             Value::Null => Ok(()),
-            other => Err(de::Error::custom(format!("expected null for a unit variant, found {}", other.kind()))),
+            other => Err(Error::wrong_type("null for a unit variant", other.kind())),
         }
     }
 
