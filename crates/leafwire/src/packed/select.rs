@@ -37,9 +37,25 @@ fn scaled(len: usize, sample: usize, n: usize) -> usize {
     ((len as u128 * n as u128) / sample.max(1) as u128) as usize
 }
 
-fn trial(f: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Option<usize> {
+/// A candidate encoded on the sample: its size, and, when `whole` (the sample is the
+/// whole page), its bytes, which are then the page's encoding under that candidate: the
+/// winner is not encoded a second time.
+fn trial(whole: bool, f: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Option<(usize, Option<Vec<u8>>)> {
     let mut buf = Vec::new();
-    f(&mut buf).ok().map(|()| buf.len())
+    f(&mut buf).ok()?;
+    Some((buf.len(), whole.then_some(buf)))
+}
+
+/// The winner's bytes on the whole page: those of its trial if kept, else `encode`'s.
+fn whole_page(kept: Option<Vec<u8>>, encode: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<Vec<u8>> {
+    match kept {
+        Some(bytes) => Ok(bytes),
+        None => {
+            let mut buf = Vec::new();
+            encode(&mut buf)?;
+            Ok(buf)
+        }
+    }
 }
 
 /// Writes `values` as one integer stream chosen by the selector.
@@ -73,6 +89,7 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
     // Cascades, estimated on the sample.
     if depth < MAX_NESTING {
         let s = sample(values);
+        let whole = s.len() == n;
         let mut cands = Vec::new();
         if forbid != Some(INT_DELTA) && n >= 2 {
             cands.push(IntCodec::delta(IntCodec::Auto));
@@ -83,18 +100,17 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
         if distinct_at_most(values, n / 2) {
             cands.push(IntCodec::dict(IntCodec::Auto));
         }
-        let mut winner: Option<(usize, IntCodec)> = None;
+        let mut winner: Option<(usize, IntCodec, Option<Vec<u8>>)> = None;
         for c in cands {
-            if let Some(len) = trial(|b| encode_at(&s, &c, depth, b)) {
+            if let Some((len, kept)) = trial(whole, |b| encode_at(&s, &c, depth, b)) {
                 let est = scaled(len, s.len(), n);
-                if est < best.len() && winner.as_ref().is_none_or(|(w, _)| est < *w) {
-                    winner = Some((est, c));
+                if est < best.len() && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
+                    winner = Some((est, c, kept));
                 }
             }
         }
-        if let Some((_, c)) = winner {
-            let mut buf = Vec::new();
-            encode_at(values, &c, depth, &mut buf)?;
+        if let Some((_, c, kept)) = winner {
+            let buf = whole_page(kept, |b| encode_at(values, &c, depth, b))?;
             if buf.len() < best.len() {
                 best = buf;
             }
@@ -139,12 +155,13 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
     }
     let plain_len = 1 + 8 * n;
     let s = sample(values);
-    let mut winner: Option<(usize, FloatCodec)> = None;
-    let mut consider = |len: Option<usize>, c: FloatCodec| {
-        if let Some(len) = len {
+    let whole = s.len() == n;
+    let mut winner: Option<(usize, FloatCodec, Option<Vec<u8>>)> = None;
+    let mut consider = |tried: Option<(usize, Option<Vec<u8>>)>, c: FloatCodec| {
+        if let Some((len, kept)) = tried {
             let est = scaled(len, s.len(), n);
-            if est < plain_len && winner.as_ref().is_none_or(|(w, _)| est < *w) {
-                winner = Some((est, c));
+            if est < plain_len && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
+                winner = Some((est, c, kept));
             }
         }
     };
@@ -152,29 +169,28 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
     if let Some(e) = (0..=22u8).find(|&e| s.iter().filter(|&&v| decimal_of(v, e).is_some()).count() * 10 >= s.len() * 9)
     {
         let c = FloatCodec::Decimal { e, ints: IntCodec::Auto };
-        consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
+        consider(trial(whole, |b| encode_floats_at(&s, &c, 0, b)), c);
     }
     // Decimal + residual: every e ranked by a one-pass bit count on the sample, the best
     // two encoded for real, the smaller kept.
     let mut ranked: Vec<(u64, u8)> = (0..=18u8).map(|e| (residual_bits(&s, e), e)).collect();
     ranked.sort_unstable();
-    let mut best_e: Option<(usize, u8)> = None;
+    let mut best_e: Option<((usize, Option<Vec<u8>>), u8)> = None;
     for &(_, e) in ranked.iter().take(2) {
         let c = FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto };
-        if let Some(len) = trial(|b| encode_floats_at(&s, &c, 0, b)) {
-            if best_e.is_none_or(|(l, _)| len < l) {
-                best_e = Some((len, e));
+        if let Some(tried) = trial(whole, |b| encode_floats_at(&s, &c, 0, b)) {
+            if best_e.as_ref().is_none_or(|((l, _), _)| tried.0 < *l) {
+                best_e = Some((tried, e));
             }
         }
     }
-    if let Some((len, e)) = best_e {
-        consider(Some(len), FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto });
+    if let Some((tried, e)) = best_e {
+        consider(Some(tried), FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto });
     }
     let c = FloatCodec::Split { l: super::split::best_l(&s) };
-    consider(trial(|b| encode_floats_at(&s, &c, 0, b)), c);
-    if let Some((_, c)) = winner {
-        let mut buf = Vec::new();
-        encode_floats_at(values, &c, 0, &mut buf)?;
+    consider(trial(whole, |b| encode_floats_at(&s, &c, 0, b)), c);
+    if let Some((_, c, kept)) = winner {
+        let buf = whole_page(kept, |b| encode_floats_at(values, &c, 0, b))?;
         if buf.len() < plain_len {
             out.extend_from_slice(&buf);
             return Ok(());
@@ -212,18 +228,23 @@ pub(crate) fn write_strings<S: AsRef<str>>(
     }
     let refs: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
     let s = sample(&refs);
-    let s_plain = trial(|b| encode_strings_at(&s, &StrCodec::Plain(IntCodec::Auto), depth, b)).unwrap_or(usize::MAX);
-    let mut winner: Option<(usize, StrCodec)> = None;
+    let whole = s.len() == n;
+    // On the whole page, plain on the sample is `best`.
+    let s_plain = if whole {
+        best.len()
+    } else {
+        trial(false, |b| encode_strings_at(&s, &StrCodec::Plain(IntCodec::Auto), depth, b)).map_or(usize::MAX, |t| t.0)
+    };
+    let mut winner: Option<(usize, StrCodec, Option<Vec<u8>>)> = None;
     for c in cands {
-        if let Some(len) = trial(|b| encode_strings_at(&s, &c, depth, b)) {
-            if len < s_plain && winner.as_ref().is_none_or(|(w, _)| len < *w) {
-                winner = Some((len, c));
+        if let Some((len, kept)) = trial(whole, |b| encode_strings_at(&s, &c, depth, b)) {
+            if len < s_plain && winner.as_ref().is_none_or(|(w, _, _)| len < *w) {
+                winner = Some((len, c, kept));
             }
         }
     }
-    if let Some((_, c)) = winner {
-        let mut buf = Vec::new();
-        encode_strings_at(values, &c, depth, &mut buf)?;
+    if let Some((_, c, kept)) = winner {
+        let buf = whole_page(kept, |b| encode_strings_at(values, &c, depth, b))?;
         if buf.len() < best.len() {
             best = buf;
         }
