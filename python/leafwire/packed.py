@@ -15,8 +15,8 @@ Standard library only, plus ``zstandard``, imported when a page uses the zstd st
 import struct
 
 try:
-    from .reference import FormatError, loads
-except ImportError:  # loaded by path beside reference.py, which sets both names first
+    from .reference import ARRAY as TAG_ARRAY, MAX_DEPTH, FormatError, loads, root_tag
+except ImportError:  # loaded by path beside reference.py, which sets these names first
     pass
 
 __all__ = ["read_group", "decode_budget"]
@@ -812,20 +812,17 @@ class _Group:
         return values
 
     def read_residual_page(self, pos, end, n):
-        """§13.3: n × (varint length, a complete Leafwire document)."""
-        r = _Cursor(self.buf, pos, end)
-        out = []
-        for _ in range(n):
-            length = r.count(0, r.remaining(), "residual value runs past its page")
-            at = r.pos
-            self.charge(length, at)
-            try:
-                out.append(loads(r.take(length)))
-            except FormatError as error:
-                raise FormatError(at, f"in a residual value: {error}") from None
-        if r.pos != end:
-            r.fail(r.pos, "residual page bytes after its values")
-        return out
+        """§13.3: one complete Leafwire document whose root is an array of the n values."""
+        self.charge(end - pos, pos)
+        page = self.buf[pos:end]
+        try:
+            # One level deeper than the limit: the root array's own.
+            tag, values = root_tag(page), loads(page, max_depth=MAX_DEPTH + 1)
+        except FormatError as error:
+            raise FormatError(pos, f"in a residual page: {error}") from None
+        if tag != TAG_ARRAY or len(values) != n:
+            raise FormatError(pos, "a residual page's document is not an array of its n values")
+        return values
 
     def charge(self, units, at):
         self.budget -= units

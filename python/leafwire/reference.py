@@ -106,6 +106,11 @@ def loads(data, *, max_depth=MAX_DEPTH, dates="counts"):
     return value
 
 
+def root_tag(data):
+    """The tag of a document's root value (§2.2), its header checked as ``loads`` checks it."""
+    return _active_record(bytes(data))[3]
+
+
 def _active_record(doc):
     """§2.1-2.2: check the header; return (record offset, dictionary, end, root tag)."""
     if len(doc) < HEADER_SIZE:
@@ -149,7 +154,8 @@ def _packed_module():
             path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "packed.py")
             spec = importlib.util.spec_from_file_location(__name__ + "_packed", path)
             module = importlib.util.module_from_spec(spec)
-            module.FormatError, module.loads = FormatError, loads
+            module.FormatError, module.loads, module.root_tag = FormatError, loads, root_tag
+            module.MAX_DEPTH, module.TAG_ARRAY = MAX_DEPTH, ARRAY
             spec.loader.exec_module(module)
         _PACKED_MODULE = module
     return _PACKED_MODULE

@@ -541,7 +541,7 @@ def test_residual_errors_are_reported_in_the_document():
     group = rust_group("residual")
     at = group.index(b"LEAFWIRE")
     bad = group[:at] + b"LEAFWIRX" + group[at + 8:]
-    with pytest.raises(FormatError, match="in a residual value: bad magic") as info:
+    with pytest.raises(FormatError, match="in a residual page: bad magic") as info:
         packed.read_group(bad, 0, len(bad))
     assert info.value.offset == at
 

@@ -148,7 +148,21 @@ fn negative_vectors() -> Vec<Broken> {
     let mut truncated = records.clone();
     let cut = group_start(&records, "/rows") + 40;
     truncated.truncate(cut);
+    // big_integers_residual: its one residual page is a document of its own (§13.3).
+    let big = base("big_integers_residual");
+    let page = 8 + big[8..].windows(8).position(|w| w == b"LEAFWIRE").unwrap();
     vec![
+        Broken { name: "packed_residual_page_not_array", description: "the residual page's document has the int 5 at its root, not the array of its values", bytes: {
+            // Root record A of the page's document: root slot at +8, root tag at +40, CRC
+            // of bytes 0..44 at +44 (spec §2.2).
+            let mut b = big.clone();
+            let record = page + 16;
+            b[record + 8..record + 16].copy_from_slice(&5u64.to_le_bytes());
+            b[record + 40] = 0x03;
+            let crc = crc32(&b[record..record + 44]);
+            b[record + 44..record + 48].copy_from_slice(&crc.to_le_bytes());
+            b
+        } },
         Broken { name: "packed_group_version", description: "the column group's version byte is 2", bytes: patched(ints.clone(), g, 2) },
         Broken { name: "packed_tag_without_feature", description: "a packed array in a document whose feature bit 0 is clear", bytes: patched(ints.clone(), 10, ints[10] & !1) },
         Broken { name: "packed_node_parent_not_earlier", description: "node 1 of the group names itself as its parent", bytes: patched(ragged.clone(), node1, 1) },

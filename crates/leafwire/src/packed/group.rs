@@ -12,6 +12,9 @@ use crate::error::{Error, Result};
 use crate::format::numbers::write_varint;
 use crate::value::Value;
 
+/// A residual page's document nests one level deeper than its values: its root array.
+const RESIDUAL_PAGE_DEPTH: usize = crate::format::DEFAULT_MAX_DEPTH + 1;
+
 /// The group layout's version byte.
 pub(crate) const VERSION: u8 = 1;
 /// The encoder cuts a chunk into pages of at most this many values.
@@ -274,15 +277,9 @@ fn write_page(values: &Values, r: Range<usize>, options: &PackOptions) -> Result
                 return Ok(zstd_stage::wrap_best_strings(&v[r], page, level));
             }
         }
-        // Residual values are whole documents (§13.3): rare, so never compressed.
-        Values::Residual(v) => {
-            for value in &v[r] {
-                let doc = crate::encode(value)?;
-                write_varint(&mut page, doc.len() as u64);
-                page.extend_from_slice(&doc);
-            }
-            return Ok(page);
-        }
+        // A residual page is one document whose root is the array of its values (§13.3):
+        // rare, so never compressed.
+        Values::Residual(v) => return crate::encode_with(&Value::Array(v[r].to_vec()), RESIDUAL_PAGE_DEPTH),
     }
     Ok(match options.zstd_level {
         Some(level) => zstd_stage::wrap(page, level),
@@ -722,25 +719,18 @@ impl<'a> Group<'a> {
         Ok(())
     }
 
-    /// A residual page: n × (varint length, a Leafwire document).
+    /// A residual page: one Leafwire document whose root is an array of the page's n
+    /// values (§13.3).
     fn read_residual(&self, pos: usize, end: usize, n: usize, node: &mut Node, budget: &mut u64) -> Result<()> {
-        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
-        for _ in 0..n {
-            let len = r.count(0, r.remaining(), "residual value runs past its page")?;
-            let at = r.pos;
-            *budget = budget.checked_sub(len as u64).ok_or_else(|| {
-                Error::new(
-                    crate::error::Category::LimitExceeded,
-                    "residual values exceed the decode budget (spec §13.6)",
-                )
-                .at(at as u64)
-            })?;
-            let value = crate::decode(r.take(len)?)
-                .map_err(|e| Error::new(e.category(), format!("in a residual value: {}", e.message())).at(at as u64))?;
-            node.residual.push(value);
-        }
-        if r.pos != end {
-            return Err(Error::malformed(r.pos as u64, "residual page bytes after its values"));
+        let page = self.buf.get(pos..end).ok_or_else(|| Error::malformed(pos as u64, "residual page runs past the group"))?;
+        *budget = budget.checked_sub(page.len() as u64).ok_or_else(|| {
+            Error::new(crate::error::Category::LimitExceeded, "residual values exceed the decode budget (spec §13.6)")
+                .at(pos as u64)
+        })?;
+        let in_page = |e: Error| Error::new(e.category(), format!("in a residual page: {}", e.message())).at(pos as u64);
+        match crate::decode_with(page, RESIDUAL_PAGE_DEPTH).map_err(in_page)? {
+            Value::Array(values) if values.len() == n => node.residual.extend(values),
+            _ => return Err(Error::malformed(pos as u64, "a residual page's document is not an array of its n values")),
         }
         Ok(())
     }

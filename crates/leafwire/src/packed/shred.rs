@@ -164,14 +164,17 @@ impl Shredded {
 
     /// What decoding the group charges to the decode budget (§13.6): a unit per value and
     /// per array slot (tuples' included), the bytes of the strings and of the residual
-    /// documents.
+    /// pages. A page's document is bounded by the documents of its values apart plus
+    /// `RESIDUAL_SLACK` per value (its root array's tag, slot and padding), so this is
+    /// an upper bound however the column is cut into pages.
     pub fn decode_cost(&self) -> u64 {
         self.nodes
             .iter()
             .map(|n| {
                 let tuple_slots =
                     n.tuple.map_or(0, |k| k as u64 * n.kind.iter().filter(|&&kind| kind == kind::ARRAY).count() as u64);
-                let residual: u64 = n.residual.iter().map(|v| crate::encode(v).map_or(0, |d| d.len() as u64)).sum();
+                let residual: u64 =
+                    n.residual.iter().map(|v| crate::encode(v).map_or(0, |d| d.len() as u64) + RESIDUAL_SLACK).sum();
                 n.kind.len() as u64
                     + n.len.iter().sum::<u64>()
                     + tuple_slots
@@ -625,6 +628,9 @@ fn take_next<T>(stream: &mut std::vec::IntoIter<T>, at: &mut usize) -> Result<T,
     *at += 1;
     Ok(v)
 }
+
+/// See [`Shredded::decode_cost`].
+const RESIDUAL_SLACK: u64 = 32;
 
 const NO_ELEMENT_NODE: &str = "an array element has no node";
 const RUN_OUT: &str = "a column of the group runs out of values";
