@@ -10,7 +10,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data;
-use crate::format::DEFAULT_MAX_DEPTH;
+use crate::format::{tag, DEFAULT_MAX_DEPTH};
 use crate::read::{Children, Node};
 use crate::typed_de::TypedDeserializer;
 use crate::value::Kind;
@@ -85,6 +85,12 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let node = self.node;
+        if node.tag() == tag::PACKED {
+            // Only `from_slice_owned` lets a packed document here: its elements are read
+            // from their columns (owned strings), with the packed block's own budget.
+            self.nested()?;
+            return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
+        }
         if node.kind() == Kind::String {
             // The most common field: its block is found once for the budget and the text.
             let bytes = data::block(node.buf(), node.offset())?;
@@ -115,7 +121,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             }
             Kind::Array => {
                 let depth_left = self.nested()?;
-                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, ctx: self.ctx })
+                visit_whole_seq(visitor, SeqAccess { children: node.iter()?, depth_left, ctx: self.ctx })
             }
             Kind::TypedArray => {
                 // A typed array is one block however many axes it has: one level of depth.
@@ -210,6 +216,23 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// Visits `seq` and checks that the visitor read it to its end: an array of three read as
+/// a pair is an error, as in serde_json, not a pair with the third element dropped.
+/// (`seq`'s size hint must be exact.)
+pub(crate) fn visit_whole_seq<'de, V: Visitor<'de>, S: de::SeqAccess<'de, Error = Error>>(
+    visitor: V,
+    mut seq: S,
+) -> Result<V::Value> {
+    let value = visitor.visit_seq(&mut seq)?;
+    match seq.size_hint() {
+        Some(0) | None => Ok(value),
+        Some(left) => Err(Error::new(
+            Category::WrongType,
+            format!("the array has {left} more element(s) than the type it is read as takes"),
+        )),
     }
 }
 

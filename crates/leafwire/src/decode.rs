@@ -26,15 +26,7 @@ impl<'a> Node<'a> {
 
     /// Decodes this value and everything under it, accepting nesting up to `max_depth`.
     pub fn to_value_with(&self, max_depth: usize) -> Result<Value> {
-        self.decode_tree(max_depth, Packed::Typed)
-    }
-
-    /// As [`Node::to_value_with`], with packed arrays (spec §13) left as the arrays their
-    /// columns give: the same values, without the typing of their arrays of numbers that a
-    /// decoded document shows (§11), which costs an encode and a decode of the array. For
-    /// readers that do not see how an array of numbers is held, as serde's.
-    pub(crate) fn to_value_untyped(&self, max_depth: usize) -> Result<Value> {
-        self.decode_tree(max_depth, Packed::Untyped)
+        self.decode_tree(max_depth)
     }
 
     /// Decodes this value and everything under it into a tree that borrows its strings,
@@ -45,10 +37,10 @@ impl<'a> Node<'a> {
 
     /// As [`Node::to_value_ref`], accepting nesting up to `max_depth`.
     pub fn to_value_ref_with(&self, max_depth: usize) -> Result<ValueRef<'a>> {
-        self.decode_tree(max_depth, Packed::Typed)
+        self.decode_tree(max_depth)
     }
 
-    fn decode_tree<T: Tree<'a>>(&self, max_depth: usize, packed: Packed) -> Result<T> {
+    fn decode_tree<T: Tree<'a>>(&self, max_depth: usize) -> Result<T> {
         let budget = Budget::for_document(self.buf().len());
         if self.tag() == tag::TYPED {
             // Possibly a row of a higher-rank array: the node knows its level and start.
@@ -56,8 +48,7 @@ impl<'a> Node<'a> {
             budget.charge(self.visit_cost(), self.offset())?;
             return Ok(T::typed(typed));
         }
-        let mut walk =
-            Walk { node: *self, texts: Vec::new(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth, packed };
+        let mut walk = Walk { node: *self, texts: Vec::new(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         walk.value(self.tag(), self.payload(), max_depth)
     }
 }
@@ -108,16 +99,6 @@ struct Walk<'a, 'b> {
     serial: u64,
     budget: &'b Budget,
     limit: usize,
-    packed: Packed,
-}
-
-/// How packed arrays are decoded.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Packed {
-    /// As a decoded document shows them: arrays of numbers typed (spec §11).
-    Typed,
-    /// As their columns give them.
-    Untyped,
 }
 
 impl<'a> Walk<'a, '_> {
@@ -166,11 +147,7 @@ impl<'a> Walk<'a, '_> {
             }
             tag::PACKED => {
                 self.budget.charge(1, payload)?;
-                let array = match self.packed {
-                    Packed::Typed => crate::packed::decode_block_typed(self.buf(), payload, depth_left)?,
-                    Packed::Untyped => crate::packed::decode_block_untyped(self.buf(), payload, depth_left)?,
-                };
-                T::packed(array, payload)?
+                T::packed(crate::packed::decode_block_typed(self.buf(), payload, depth_left)?, payload)?
             }
             _ => {
                 self.budget.charge(1, payload)?;

@@ -99,21 +99,22 @@ pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
             "a packed document (spec §13) decodes to owned values: read it with `leafwire::from_slice_owned`",
         ));
     }
+    deserialize_document(bytes)
+}
+
+/// `T` from the document in `bytes`, through the node deserializer.
+fn deserialize_document<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let doc = Document::open(bytes)?;
     let root = doc.root();
     let ctx = de::Ctx::new(&root)?;
     T::deserialize(de::NodeDeserializer::new(root, &ctx))
 }
 
-/// Deserializes an owned value from a document in either mode: a packed document (spec
-/// §13) is decoded to a [`Value`] that moves into `T` ([`from_value`]); an ordinary one
-/// is read as [`from_slice`] reads it.
+/// Deserializes an owned value from a document in either mode: a packed array's elements
+/// (spec §13) are read from its columns, their strings moved out of the decoded pages (no
+/// `Value` or ordinary document is built); the rest is read as [`from_slice`] reads it.
 pub fn from_slice_owned<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    if is_packed_document(bytes) {
-        // The columns decode to a `Value` that moves into `T`: no document is rebuilt.
-        return from_value(Document::open(bytes)?.root().to_value_untyped(DEFAULT_MAX_DEPTH)?);
-    }
-    from_slice(bytes)
+    deserialize_document(bytes)
 }
 
 /// Deserializes a `T` from a [`Value`], moving its strings, byte strings and arrays into

@@ -5,6 +5,7 @@
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
+use crate::de::visit_whole_seq;
 use crate::error::{Error, Result};
 use crate::format::typed::TypedHeader;
 use crate::format::ElementType;
@@ -40,7 +41,7 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         let dim = h.shape[self.level] as usize;
         if self.level + 1 < h.rank {
             let stride = h.stride(self.level);
-            return visitor.visit_seq(Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
+            return visit_whole_seq(visitor, Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
         }
         let bytes = self.last_axis_bytes().expect("the last axis");
         // One loop per element type, chosen once: the common unmasked arrays then cost a
@@ -48,14 +49,14 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         if h.mask_pos.is_none() {
             use ElementType::*;
             return match h.element {
-                F64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
-                F32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
-                I64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
-                I32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
-                _ => visitor.visit_seq(Elements { bytes, element: h.element, mask: None, flat: self.start, size: h.element.size() }),
+                F64 => visit_whole_seq(visitor, Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
+                F32 => visit_whole_seq(visitor, Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
+                I64 => visit_whole_seq(visitor, Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
+                I32 => visit_whole_seq(visitor, Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
+                _ => visit_whole_seq(visitor, Elements { bytes, element: h.element, mask: None, flat: self.start, size: h.element.size() }),
             };
         }
-        visitor.visit_seq(Elements { bytes, element: h.element, mask: h.mask_pos.map(|m| (self.buf, m)), flat: self.start, size: h.element.size() })
+        visit_whole_seq(visitor, Elements { bytes, element: h.element, mask: h.mask_pos.map(|m| (self.buf, m)), flat: self.start, size: h.element.size() })
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

@@ -447,12 +447,7 @@ impl<'a> Group<'a> {
         for s in 0..self.stripes.len() {
             out.extend(self.stripe(s, keep, &mut work, budget, &mut totals)?);
         }
-        if totals.iter().zip(&self.columns).any(|(&t, c)| t != c.count) {
-            return Err(Error::malformed(
-                self.stripes.first().map_or(0, |s| s.1) as u64,
-                "chunk counts do not add up to the column table's",
-            ));
-        }
+        self.check_totals(&totals)?;
         Ok(out)
     }
 
@@ -561,6 +556,32 @@ impl<'a> Group<'a> {
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<Vec<Value>> {
+        let dir = self.load_stripe(s, keep, groups, budget, totals)?;
+        let unshredder = Unshredder::new(groups, budget);
+        let unshredder = match keep {
+            Some(keep) => unshredder.keeping(keep),
+            None => unshredder,
+        };
+        unshredder.elements().map_err(|m| unshred_error(m, dir))
+    }
+
+    /// How many stripes the group has.
+    pub(crate) fn stripe_count(&self) -> usize {
+        self.stripes.len()
+    }
+
+    /// Decodes the columns of stripe `s` into the streams of `groups` (a copy of the node
+    /// tree, whose streams it empties first), adding each chunk's value count to `totals`;
+    /// returns the offset of the stripe's directory, where errors of its elements are
+    /// reported ([`unshred_error`]).
+    pub(crate) fn load_stripe(
+        &self,
+        s: usize,
+        keep: Option<&[bool]>,
+        groups: &mut Shredded,
+        budget: &mut u64,
+        totals: &mut [usize],
+    ) -> Result<usize> {
         let (first, dir) = self.stripes[s];
         let next = self.stripes.get(s + 1).map_or(self.len(), |&(f, _)| f);
         let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
@@ -588,19 +609,28 @@ impl<'a> Group<'a> {
         if pos != stripe_end {
             return Err(Error::malformed(pos as u64, "bytes after the stripe's last chunk"));
         }
-        let unshredder = Unshredder::new(groups, budget);
-        let unshredder = match keep {
-            Some(keep) => unshredder.keeping(keep),
-            None => unshredder,
-        };
-        unshredder.elements().map_err(|m| match m {
-            super::shred::OVER_BUDGET => Error::new(
-                crate::error::Category::LimitExceeded,
-                "the packed array decodes to more values than the decode budget allows (spec §13.6)",
-            )
-            .at(dir as u64),
-            m => Error::malformed(dir as u64, m),
-        })
+        Ok(dir)
+    }
+
+    /// Checks, once every stripe is read, that the chunks added up to the columns.
+    pub(crate) fn check_totals(&self, totals: &[usize]) -> Result<()> {
+        if totals.iter().zip(&self.columns).any(|(&t, c)| t != c.count) {
+            return Err(Error::malformed(
+                self.stripes.first().map_or(0, |s| s.1) as u64,
+                "chunk counts do not add up to the column table's",
+            ));
+        }
+        Ok(())
+    }
+
+    /// An empty copy of the node tree, whose streams [`Group::load_stripe`] fills.
+    pub(crate) fn template(&self) -> Shredded {
+        self.template.clone()
+    }
+
+    /// How many columns the group has (the length of the totals of `load_stripe`).
+    pub(crate) fn column_count(&self) -> usize {
+        self.columns.len()
     }
 
     /// Decodes the chunk at `pos..end` of `count` values into its node's stream.
@@ -733,6 +763,19 @@ impl<'a> Group<'a> {
             _ => return Err(Error::malformed(pos as u64, "a residual page's document is not an array of its n values")),
         }
         Ok(())
+    }
+}
+
+/// The error of an unshredder's message about the elements of the stripe whose directory
+/// is at `dir`.
+pub(crate) fn unshred_error(message: &'static str, dir: usize) -> Error {
+    match message {
+        super::shred::OVER_BUDGET => Error::new(
+            crate::error::Category::LimitExceeded,
+            "the packed array decodes to more values than the decode budget allows (spec §13.6)",
+        )
+        .at(dir as u64),
+        m => Error::malformed(dir as u64, m),
     }
 }
 

@@ -6,6 +6,7 @@
 //! elements of an array into per-path streams (§3) and back.
 
 pub(crate) mod bits;
+pub(crate) mod de;
 pub(crate) mod float;
 pub(crate) mod fuzz;
 pub(crate) mod group;
@@ -126,16 +127,6 @@ pub(crate) fn decode_block(buf: &[u8], payload: u64) -> Result<Vec<Value>> {
 /// typed array.
 pub(crate) fn decode_block_typed(buf: &[u8], payload: u64, max_depth: usize) -> Result<Value> {
     as_decoded(Value::Array(decode_block(buf, payload)?), max_depth, payload)
-}
-
-/// The packed array at `payload` as its columns give it, its nesting checked against
-/// `max_depth` (the typing of [`decode_block_typed`] left out).
-pub(crate) fn decode_block_untyped(buf: &[u8], payload: u64, max_depth: usize) -> Result<Value> {
-    let value = Value::Array(decode_block(buf, payload)?);
-    if nesting(&value) > max_depth {
-        return Err(Error::depth_limit(max_depth).at(payload));
-    }
-    Ok(value)
 }
 
 /// A value from a group's columns with its arrays of numbers typed as §11 types them.

@@ -486,6 +486,27 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     /// All `s.len` elements; every stream must be used up exactly.
     pub fn elements(mut self) -> Result<Vec<Value>, &'static str> {
         let values = (0..self.s.len).map(|_| self.read(0)).collect::<Result<Vec<_>, _>>()?;
+        self.check_used_up()?;
+        Ok(values)
+    }
+
+    /// Whether objects at `node` are stored as maps of key ids.
+    pub fn is_keyed(&self, node: usize) -> bool {
+        self.s.nodes[node].keyed
+    }
+
+    /// Gives the decode budget back (to the next stripe's unshredder).
+    pub fn into_budget(self) -> &'b mut u64 {
+        self.budget
+    }
+
+    /// How many elements the streams hold.
+    pub fn len(&self) -> usize {
+        self.s.len
+    }
+
+    /// Checks, once every element is read, that every stream was used up exactly.
+    pub fn check_used_up(&self) -> Result<(), &'static str> {
         for (i, (n, c)) in self.s.nodes.iter().zip(&self.cursors).enumerate() {
             let mut expect = n.ends();
             // The string and residual streams were taken out of `n`: they must be used up.
@@ -504,7 +525,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
                 return Err("a column of the group holds values that no element uses");
             }
         }
-        Ok(values)
+        Ok(())
     }
 
     fn charge(&mut self, cost: u64) -> Result<(), &'static str> {
@@ -513,85 +534,52 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     }
 
     fn read(&mut self, node: usize) -> Result<Value, &'static str> {
-        self.charge(1)?;
-        let s = self.s;
-        let n = &s.nodes[node];
-        let k = if n.mixed() { next(&n.kind, &mut self.cursors[node].kind)? } else { n.kinds.trailing_zeros() as u8 };
-        let c = &mut self.cursors[node];
-        Ok(match k {
+        Ok(match self.kind(node)? {
             kind::NULL => Value::Null,
-            kind::BOOL => Value::Bool(next(&n.bools, &mut c.bools)?),
-            kind::INT => Value::Int(next(&n.ints, &mut c.ints)?),
-            kind::FLOAT => Value::F64(next(&n.floats, &mut c.floats)?),
-            kind::STRING => {
-                let text = take_next(&mut self.strings[node], &mut c.strings)?;
-                self.charge(text.len() as u64)?;
-                Value::String(text)
-            }
-            kind::RESIDUAL => take_next(&mut self.residual[node], &mut c.residual)?,
+            kind::BOOL => Value::Bool(self.bool(node)?),
+            kind::INT => Value::Int(self.int(node)?),
+            kind::FLOAT => Value::F64(self.float(node)?),
+            kind::STRING => Value::String(self.string(node)?),
+            kind::RESIDUAL => self.residual(node)?,
             kind::ARRAY => {
-                let len = match n.tuple {
-                    Some(k) => k as u64,
-                    None => next(&n.len, &mut c.len)?,
-                };
-                self.charge(len)?;
-                let mut items = Vec::with_capacity(len as usize);
-                if n.tuple.is_some() {
-                    for i in 0..len as usize {
-                        items.push(self.read(n.child(Role::Position(i as u8)).ok_or(NO_ELEMENT_NODE)?)?);
-                    }
-                } else if len > 0 {
-                    // One lookup for all the elements.
-                    let element = n.child(Role::Element).ok_or(NO_ELEMENT_NODE)?;
-                    for _ in 0..len {
-                        items.push(self.read(element)?);
-                    }
+                let (len, elements) = self.array(node)?;
+                let mut items = Vec::with_capacity(len);
+                for i in 0..len {
+                    items.push(self.read(self.element(node, elements, i)?)?);
                 }
                 Value::Array(items)
             }
-            kind::OBJECT if n.keyed => {
-                let len = next(&n.len, &mut c.len)?;
-                self.charge(len)?;
-                let values = n.child(Role::MapValue);
+            kind::OBJECT if self.s.nodes[node].keyed => {
+                let (len, values) = self.map(node)?;
                 let mut map = Map::default();
                 for _ in 0..len {
-                    let id = next(&n.keys, &mut self.cursors[node].keys)?;
-                    let key = s
-                        .keys
-                        .get_index(usize::try_from(id).map_err(|_| "key id out of range")?)
-                        .ok_or("key id out of range")?;
-                    let value = self.read(values.ok_or("a keyed object has no value node")?)?;
-                    if map.insert(key.clone(), value).is_some() {
+                    let key = self.key_text(node)?;
+                    if map.insert(key.to_owned(), self.read(values)?).is_some() {
                         return Err("a keyed object repeats a key");
                     }
                 }
                 map.into()
             }
             kind::OBJECT => {
-                let shape = if n.shapes.len() > 1 { next(&n.shape, &mut c.shape)? as usize } else { 0 };
-                let ids = n.shapes.get_index(shape).ok_or("shape id out of range")?;
+                let fields = self.shape(node)?;
                 let mut map = Map::default();
-                map.reserve(ids.len());
-                for &id in ids {
-                    let key = s.keys.get_index(id as usize).ok_or("key id out of range")?;
-                    let child = n.child(Role::Field(id)).ok_or("a field has no node")?;
+                map.reserve(fields.len());
+                for &id in fields {
+                    let (key, child) = self.field(node, id)?;
                     if self.keep.is_some_and(|keep| !keep[child]) {
                         continue;
                     }
                     let value = self.read(child)?;
-                    map.insert(key.clone(), value);
+                    map.insert(key.to_owned(), value);
                 }
                 map.into()
             }
             kind::INTMAP => {
-                let len = next(&n.len, &mut c.len)?;
-                self.charge(len)?;
-                let values = n.child(Role::MapValue);
+                let (len, values) = self.map(node)?;
                 let mut map = IntMap::default();
                 for _ in 0..len {
-                    let key = next(&n.keys, &mut self.cursors[node].keys)?;
-                    let value = self.read(values.ok_or("an intmap has no value node")?)?;
-                    if map.insert(key, value).is_some() {
+                    let key = self.int_key(node)?;
+                    if map.insert(key, self.read(values)?).is_some() {
                         return Err("an intmap repeats a key");
                     }
                 }
@@ -599,6 +587,109 @@ impl<'s, 'b> Unshredder<'s, 'b> {
             }
             _ => return Err("unknown kind"),
         })
+    }
+
+    // The steps of reading a value, shared with the serde reader (`packed::de`): each
+    // takes the next entry of one of `node`'s streams and charges what it costs.
+
+    /// The kind of `node`'s next value, its unit charged.
+    pub fn kind(&mut self, node: usize) -> Result<u8, &'static str> {
+        self.charge(1)?;
+        let n = &self.s.nodes[node];
+        if n.mixed() {
+            next(&n.kind, &mut self.cursors[node].kind)
+        } else {
+            Ok(n.kinds.trailing_zeros() as u8)
+        }
+    }
+
+    pub fn bool(&mut self, node: usize) -> Result<bool, &'static str> {
+        next(&self.s.nodes[node].bools, &mut self.cursors[node].bools)
+    }
+
+    pub fn int(&mut self, node: usize) -> Result<i64, &'static str> {
+        next(&self.s.nodes[node].ints, &mut self.cursors[node].ints)
+    }
+
+    pub fn float(&mut self, node: usize) -> Result<f64, &'static str> {
+        next(&self.s.nodes[node].floats, &mut self.cursors[node].floats)
+    }
+
+    /// The next string, moved out of its stream, its bytes charged.
+    pub fn string(&mut self, node: usize) -> Result<String, &'static str> {
+        let text = take_next(&mut self.strings[node], &mut self.cursors[node].strings)?;
+        self.charge(text.len() as u64)?;
+        Ok(text)
+    }
+
+    pub fn residual(&mut self, node: usize) -> Result<Value, &'static str> {
+        take_next(&mut self.residual[node], &mut self.cursors[node].residual)
+    }
+
+    /// An array's length (charged), and the node of all its elements unless it is a
+    /// tuple or empty: pass it to [`Unshredder::element`].
+    pub fn array(&mut self, node: usize) -> Result<(usize, Option<usize>), &'static str> {
+        let n = &self.s.nodes[node];
+        let len = match n.tuple {
+            Some(k) => k as u64,
+            None => next(&n.len, &mut self.cursors[node].len)?,
+        };
+        self.charge(len)?;
+        // One lookup for all the elements.
+        let elements = match n.tuple {
+            None if len > 0 => Some(n.child(Role::Element).ok_or(NO_ELEMENT_NODE)?),
+            _ => None,
+        };
+        Ok((len as usize, elements))
+    }
+
+    /// The node of element `i` of an array at `node`, given what [`Unshredder::array`]
+    /// returned.
+    pub fn element(&self, node: usize, elements: Option<usize>, i: usize) -> Result<usize, &'static str> {
+        match elements {
+            Some(e) => Ok(e),
+            None => self.s.nodes[node].child(Role::Position(i as u8)).ok_or(NO_ELEMENT_NODE),
+        }
+    }
+
+    /// A shaped object's key ids, in order.
+    pub fn shape(&mut self, node: usize) -> Result<&'s [u32], &'static str> {
+        let s = self.s;
+        let n = &s.nodes[node];
+        let shape = if n.shapes.len() > 1 { next(&n.shape, &mut self.cursors[node].shape)? as usize } else { 0 };
+        Ok(n.shapes.get_index(shape).ok_or("shape id out of range")?)
+    }
+
+    /// The text and the node of field `id` of a shaped object at `node`.
+    pub fn field(&self, node: usize, id: u32) -> Result<(&'s str, usize), &'static str> {
+        let s = self.s;
+        let key = s.keys.get_index(id as usize).ok_or("key id out of range")?;
+        let child = s.nodes[node].child(Role::Field(id)).ok_or("a field has no node")?;
+        Ok((key, child))
+    }
+
+    /// A map's (keyed object's or intmap's) entry count (charged) and the node of its values.
+    pub fn map(&mut self, node: usize) -> Result<(usize, usize), &'static str> {
+        let n = &self.s.nodes[node];
+        let len = next(&n.len, &mut self.cursors[node].len)?;
+        self.charge(len)?;
+        let values = n.child(Role::MapValue);
+        // A map of no entries need not have a value node.
+        let values = if len == 0 { values.unwrap_or(0) } else { values.ok_or("a map has no value node")? };
+        Ok((len as usize, values))
+    }
+
+    /// The next key of a keyed object, as text.
+    pub fn key_text(&mut self, node: usize) -> Result<&'s str, &'static str> {
+        let s = self.s;
+        let id = next(&s.nodes[node].keys, &mut self.cursors[node].keys)?;
+        let id = usize::try_from(id).map_err(|_| "key id out of range")?;
+        Ok(s.keys.get_index(id).ok_or("key id out of range")?)
+    }
+
+    /// The next key of an intmap.
+    pub fn int_key(&mut self, node: usize) -> Result<i64, &'static str> {
+        next(&self.s.nodes[node].keys, &mut self.cursors[node].keys)
     }
 }
 

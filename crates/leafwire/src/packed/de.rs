@@ -1,0 +1,354 @@
+//! serde straight from a packed array's columns (spec §13): each element is deserialized by
+//! taking the next entries of its nodes' streams, the unshredder's own steps, with no
+//! `Value` built in between. Strings move out of their decoded pages; object keys are lent
+//! from the group's key table; residual values go through `Value`'s deserializer.
+//!
+//! Every stripe's columns are decoded before the first element is handed over (a stripe
+//! at a time would need the reader to hold both a stripe's streams and the unshredder
+//! borrowing them). Each container must be read to its end: a visitor that stops early
+//! would leave the streams out of step with the elements after it, so that is an error,
+//! as serde's own `SeqDeserializer` and `MapDeserializer` report trailing entries.
+
+use serde::de::value::StrDeserializer;
+use serde::de::{self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor};
+use serde::forward_to_deserialize_any;
+
+use super::group::unshred_error;
+use crate::de::visit_whole_seq;
+use super::shred::{kind, Shredded, Unshredder};
+use crate::error::{Error, Result};
+use crate::Kind;
+
+/// Visits the packed array at `payload` in `buf` (a document with feature bit 0) as a
+/// sequence of its elements.
+pub(crate) fn visit_packed<'de, V: Visitor<'de>>(buf: &[u8], payload: u64, visitor: V) -> Result<V::Value> {
+    let group = super::open_block(buf, payload)?;
+    let mut budget = super::decode_budget(buf.len());
+    let mut totals = vec![0usize; group.column_count()];
+    let mut stripes = Vec::with_capacity(group.stripe_count());
+    for s in 0..group.stripe_count() {
+        let mut streams = group.template();
+        let dir = group.load_stripe(s, None, &mut streams, &mut budget, &mut totals)?;
+        stripes.push((streams, dir));
+    }
+    group.check_totals(&totals)?;
+    // As for an ordinary array, a visitor may stop before the end (a `[T; 3]` of a longer
+    // array): the group is self-contained, so nothing after it is out of step.
+    visitor.visit_seq(Elements { stripes: stripes.iter_mut(), current: None, budget: Some(&mut budget), left: group.len() })
+}
+
+/// The elements of a group, stripe after stripe.
+struct Elements<'w, 'b> {
+    stripes: std::slice::IterMut<'w, (Shredded, usize)>,
+    /// The stripe being read: its unshredder, its directory's offset, elements read.
+    current: Option<(Unshredder<'w, 'b>, usize, usize)>,
+    /// The decode budget, while no stripe holds it.
+    budget: Option<&'b mut u64>,
+    left: usize,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'_, '_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        loop {
+            if let Some((u, dir, read)) = &mut self.current {
+                if *read < u.len() {
+                    *read += 1;
+                    self.left -= 1;
+                    return seed.deserialize(Element { u, node: 0, dir: *dir, kind: None }).map(Some);
+                }
+                u.check_used_up().map_err(|m| unshred_error(m, *dir))?;
+                let (u, _, _) = self.current.take().expect("a current stripe");
+                self.budget = Some(u.into_budget());
+            }
+            let Some((streams, dir)) = self.stripes.next() else { return Ok(None) };
+            let budget = self.budget.take().expect("the budget, between stripes");
+            self.current = Some((Unshredder::new(streams, budget), *dir, 0));
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// The next value of `node`; `kind` when already read (an option's, an enum's).
+struct Element<'u, 'w, 'b> {
+    u: &'u mut Unshredder<'w, 'b>,
+    node: usize,
+    /// Where errors are reported: the stripe's directory.
+    dir: usize,
+    kind: Option<u8>,
+}
+
+impl Element<'_, '_, '_> {
+    fn kind(&mut self) -> Result<u8> {
+        match self.kind {
+            Some(k) => Ok(k),
+            None => self.u.kind(self.node).map_err(|m| unshred_error(m, self.dir)),
+        }
+    }
+}
+
+/// An unshredder step's error as a document error.
+macro_rules! step {
+    ($e:expr, $dir:expr) => {
+        $e.map_err(|m| unshred_error(m, $dir))?
+    };
+}
+
+/// The kind of value a shredded kind reads as, for error messages.
+fn shown(k: u8) -> Kind {
+    match k {
+        kind::NULL => Kind::Null,
+        kind::BOOL => Kind::Bool,
+        kind::INT => Kind::Int,
+        kind::FLOAT => Kind::F64,
+        kind::STRING => Kind::String,
+        kind::ARRAY => Kind::Array,
+        kind::INTMAP => Kind::IntMap,
+        _ => Kind::Object,
+    }
+}
+
+impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let k = self.kind()?;
+        let Element { u, node, dir, .. } = self;
+        match k {
+            kind::NULL => visitor.visit_unit(),
+            kind::BOOL => visitor.visit_bool(step!(u.bool(node), dir)),
+            kind::INT => visitor.visit_i64(step!(u.int(node), dir)),
+            kind::FLOAT => visitor.visit_f64(step!(u.float(node), dir)),
+            kind::STRING => visitor.visit_string(step!(u.string(node), dir)),
+            kind::RESIDUAL => step!(u.residual(node), dir).deserialize_any(visitor),
+            kind::ARRAY => {
+                let (len, elements) = step!(u.array(node), dir);
+                visit_whole_seq(visitor, Items { u, node, elements, len, next: 0, dir })
+            }
+            kind::OBJECT if u.is_keyed(node) => {
+                let (len, values) = step!(u.map(node), dir);
+                let mut map = Entries { u, node, values, left: len, int_keys: false, dir };
+                let value = visitor.visit_map(&mut map)?;
+                map.end()?;
+                Ok(value)
+            }
+            kind::OBJECT => {
+                let fields = step!(u.shape(node), dir);
+                let mut map = Fields { u, node, fields, next: 0, value_node: None, dir };
+                let value = visitor.visit_map(&mut map)?;
+                map.end()?;
+                Ok(value)
+            }
+            kind::INTMAP => {
+                let (len, values) = step!(u.map(node), dir);
+                let mut map = Entries { u, node, values, left: len, int_keys: true, dir };
+                let value = visitor.visit_map(&mut map)?;
+                map.end()?;
+                Ok(value)
+            }
+            _ => Err(unshred_error("unknown kind", dir)),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        match self.kind()? {
+            kind::NULL => visitor.visit_none(),
+            k => visitor.visit_some(Element { kind: Some(k), ..self }),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        mut self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let k = self.kind()?;
+        let Element { u, node, dir, .. } = self;
+        match k {
+            kind::STRING => visitor.visit_enum(IntoDeserializer::<Error>::into_deserializer(step!(u.string(node), dir))),
+            kind::RESIDUAL => de::Deserializer::deserialize_enum(step!(u.residual(node), dir), name, variants, visitor),
+            // `{variant: content}`, as the serializer writes every other variant.
+            kind::OBJECT if u.is_keyed(node) => match step!(u.map(node), dir) {
+                (1, values) => {
+                    let variant = step!(u.key_text(node), dir);
+                    visitor.visit_enum(Variant { variant, content: Element { u, node: values, dir, kind: None } })
+                }
+                _ => Err(Error::wrong_type("an enum (string or one-key object)", Kind::Object)),
+            },
+            kind::OBJECT => match step!(u.shape(node), dir) {
+                &[id] => {
+                    let (variant, child) = step!(u.field(node, id), dir);
+                    visitor.visit_enum(Variant { variant, content: Element { u, node: child, dir, kind: None } })
+                }
+                _ => Err(Error::wrong_type("an enum (string or one-key object)", Kind::Object)),
+            },
+            k => Err(Error::wrong_type("an enum (string or one-key object)", shown(k))),
+        }
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// The elements of one array.
+struct Items<'u, 'w, 'b> {
+    u: &'u mut Unshredder<'w, 'b>,
+    node: usize,
+    elements: Option<usize>,
+    len: usize,
+    next: usize,
+    dir: usize,
+}
+
+impl<'de> SeqAccess<'de> for Items<'_, '_, '_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.next == self.len {
+            return Ok(None);
+        }
+        let node = step!(self.u.element(self.node, self.elements, self.next), self.dir);
+        self.next += 1;
+        seed.deserialize(Element { u: &mut *self.u, node, dir: self.dir, kind: None }).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.len - self.next)
+    }
+}
+
+/// The fields of a shaped object: keys from its shape, each value in its field's node.
+struct Fields<'u, 'w, 'b> {
+    u: &'u mut Unshredder<'w, 'b>,
+    node: usize,
+    fields: &'w [u32],
+    next: usize,
+    /// The node of the field whose key was just given.
+    value_node: Option<usize>,
+    dir: usize,
+}
+
+impl Fields<'_, '_, '_> {
+    fn end(&self) -> Result<()> {
+        if self.next == self.fields.len() && self.value_node.is_none() {
+            return Ok(());
+        }
+        Err(de::Error::invalid_length(self.fields.len(), &format!("{} entries", self.next).as_str()))
+    }
+}
+
+impl<'de> MapAccess<'de> for Fields<'_, '_, '_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let Some(&id) = self.fields.get(self.next) else { return Ok(None) };
+        self.next += 1;
+        let (key, child) = step!(self.u.field(self.node, id), self.dir);
+        self.value_node = Some(child);
+        seed.deserialize(StrDeserializer::<Error>::new(key)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let node = self.value_node.take().ok_or_else(|| <Error as de::Error>::custom("a value asked before its key"))?;
+        seed.deserialize(Element { u: &mut *self.u, node, dir: self.dir, kind: None })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.fields.len() - self.next)
+    }
+}
+
+/// The entries of a keyed object (text keys) or an intmap (integer keys): keys from the
+/// node's key stream, values from its map-value node.
+struct Entries<'u, 'w, 'b> {
+    u: &'u mut Unshredder<'w, 'b>,
+    node: usize,
+    values: usize,
+    left: usize,
+    int_keys: bool,
+    dir: usize,
+}
+
+impl Entries<'_, '_, '_> {
+    fn end(&self) -> Result<()> {
+        if self.left == 0 {
+            return Ok(());
+        }
+        Err(de::Error::invalid_length(self.left, &"every entry read"))
+    }
+}
+
+impl<'de> MapAccess<'de> for Entries<'_, '_, '_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        if self.int_keys {
+            let key = step!(self.u.int_key(self.node), self.dir);
+            return seed.deserialize(IntoDeserializer::<Error>::into_deserializer(key)).map(Some);
+        }
+        let key = step!(self.u.key_text(self.node), self.dir);
+        seed.deserialize(StrDeserializer::<Error>::new(key)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        seed.deserialize(Element { u: &mut *self.u, node: self.values, dir: self.dir, kind: None })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// A variant written as an object of one field.
+struct Variant<'u, 'w, 'b> {
+    variant: &'w str,
+    content: Element<'u, 'w, 'b>,
+}
+
+impl<'de, 'u, 'w, 'b> EnumAccess<'de> for Variant<'u, 'w, 'b> {
+    type Error = Error;
+    type Variant = Element<'u, 'w, 'b>;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant)> {
+        let name = seed.deserialize(StrDeserializer::<Error>::new(self.variant))?;
+        Ok((name, self.content))
+    }
+}
+
+impl<'de> VariantAccess<'de> for Element<'_, '_, '_> {
+    type Error = Error;
+
+    fn unit_variant(mut self) -> Result<()> {
+        match self.kind()? {
+            kind::NULL => Ok(()),
+            k => Err(Error::wrong_type("null for a unit variant", shown(k))),
+        }
+    }
+
+    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value> {
+        seed.deserialize(self)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_any(self, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_any(self, visitor)
+    }
+}
