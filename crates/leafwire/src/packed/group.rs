@@ -545,9 +545,8 @@ impl<'a> Group<'a> {
         Ok(out)
     }
 
-    /// Decodes stripe `s`, adding each chunk's value count to `totals`.
-    /// Decodes stripe `s` into `groups` (a copy of the node tree, whose streams it
-    /// empties first), adding each chunk's value count to `totals`.
+    /// The elements of stripe `s`, its columns decoded into `groups` by
+    /// [`Group::load_stripe`].
     fn stripe(
         &self,
         s: usize,
