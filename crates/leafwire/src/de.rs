@@ -89,7 +89,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             // Only `from_slice_owned` lets a packed document here: its elements are read
             // from their columns (owned strings), with the packed block's own budget.
             self.nested()?;
-            return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
+            return visit_packed(node, visitor);
         }
         if node.kind() == Kind::String {
             // The most common field: its block is found once for the budget and the text.
@@ -121,7 +121,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             }
             Kind::Array => {
                 let depth_left = self.nested()?;
-                visit_whole_seq(visitor, SeqAccess { children: node.iter()?, depth_left, ctx: self.ctx })
+                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, ctx: self.ctx })
             }
             Kind::TypedArray => {
                 // A typed array is one block however many axes it has: one level of depth.
@@ -213,27 +213,38 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
         }
     }
 
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        if matches!(self.node.kind(), Kind::Array | Kind::TypedArray) {
+            check_tuple_len(self.node.len()?, len)?;
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        unit unit_struct seq tuple tuple_struct map struct identifier
+        unit unit_struct seq map struct identifier
     }
 }
 
-/// Visits `seq` and checks that the visitor read it to its end: an array of three read as
-/// a pair is an error, as in serde_json, not a pair with the third element dropped.
-/// (`seq`'s size hint must be exact.)
-pub(crate) fn visit_whole_seq<'de, V: Visitor<'de>, S: de::SeqAccess<'de, Error = Error>>(
-    visitor: V,
-    mut seq: S,
-) -> Result<V::Value> {
-    let value = visitor.visit_seq(&mut seq)?;
-    match seq.size_hint() {
-        Some(0) | None => Ok(value),
-        Some(left) => Err(Error::new(
-            Category::WrongType,
-            format!("the array has {left} more element(s) than the type it is read as takes"),
-        )),
+/// A packed array's elements, from its columns; out of line, as `visit_typed`, so that its
+/// state does not enlarge the frame of every recursive `deserialize_any`.
+#[inline(never)]
+fn visit_packed<'de, V: Visitor<'de>>(node: Node<'de>, visitor: V) -> Result<V::Value> {
+    crate::packed::de::visit_packed(node.buf(), node.payload(), visitor)
+}
+
+/// Checks that an array of `found` elements is read as a tuple (or fixed-size array) of
+/// as many: read as a pair, an array of three would lose its third element. Checked before
+/// the visit, by the tuple requests, so that the element loops stay as they are.
+pub(crate) fn check_tuple_len(found: usize, wanted: usize) -> Result<()> {
+    if found == wanted {
+        return Ok(());
     }
+    Err(Error::new(Category::WrongType, format!("an array of {found} elements read as a tuple of {wanted}")))
 }
 
 struct SeqAccess<'a, 'b> {

@@ -5,7 +5,7 @@
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use crate::de::visit_whole_seq;
+use crate::de::check_tuple_len;
 use crate::error::{Error, Result};
 use crate::format::typed::TypedHeader;
 use crate::format::ElementType;
@@ -41,7 +41,7 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         let dim = h.shape[self.level] as usize;
         if self.level + 1 < h.rank {
             let stride = h.stride(self.level);
-            return visit_whole_seq(visitor, Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
+            return visitor.visit_seq(Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
         }
         let bytes = self.last_axis_bytes().expect("the last axis");
         // One loop per element type, chosen once: the common unmasked arrays then cost a
@@ -49,14 +49,14 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         if h.mask_pos.is_none() {
             use ElementType::*;
             return match h.element {
-                F64 => visit_whole_seq(visitor, Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
-                F32 => visit_whole_seq(visitor, Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
-                I64 => visit_whole_seq(visitor, Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
-                I32 => visit_whole_seq(visitor, Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
-                _ => visit_whole_seq(visitor, Elements { bytes, element: h.element, mask: None, flat: self.start, size: h.element.size() }),
+                F64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
+                F32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
+                I64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
+                I32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
+                _ => visitor.visit_seq(Elements { bytes, element: h.element, mask: None, flat: self.start, size: h.element.size() }),
             };
         }
-        visit_whole_seq(visitor, Elements { bytes, element: h.element, mask: h.mask_pos.map(|m| (self.buf, m)), flat: self.start, size: h.element.size() })
+        visitor.visit_seq(Elements { bytes, element: h.element, mask: h.mask_pos.map(|m| (self.buf, m)), flat: self.start, size: h.element.size() })
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -82,9 +82,18 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         visitor.visit_unit()
     }
 
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        check_tuple_len(self.header.shape[self.level] as usize, len)?;
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        unit unit_struct seq tuple tuple_struct map struct enum identifier
+        unit unit_struct seq map struct enum identifier
     }
 }
 

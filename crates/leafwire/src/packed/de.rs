@@ -14,7 +14,6 @@ use serde::de::{self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, 
 use serde::forward_to_deserialize_any;
 
 use super::group::unshred_error;
-use crate::de::visit_whole_seq;
 use super::shred::{kind, Shredded, Unshredder};
 use crate::error::{Error, Result};
 use crate::Kind;
@@ -198,6 +197,19 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+/// Visits `seq` and checks that the visitor read it to its end (`seq`'s size hint is
+/// exact): the streams of the elements after it would otherwise be out of step.
+fn visit_whole_seq<'de, V: Visitor<'de>, S: SeqAccess<'de, Error = Error>>(visitor: V, mut seq: S) -> Result<V::Value> {
+    let value = visitor.visit_seq(&mut seq)?;
+    match seq.size_hint() {
+        Some(0) | None => Ok(value),
+        Some(left) => Err(Error::new(
+            crate::Category::WrongType,
+            format!("the array has {left} more element(s) than the type it is read as takes"),
+        )),
     }
 }
 
