@@ -89,7 +89,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             // Only `from_slice_owned` lets a packed document here: its elements are read
             // from their columns (owned strings), with the packed block's own budget.
             self.nested()?;
-            return visit_packed(node, visitor);
+            return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
         }
         if node.kind() == Kind::String {
             // The most common field: its block is found once for the budget and the text.
@@ -228,13 +228,6 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         unit unit_struct seq map struct identifier
     }
-}
-
-/// A packed array's elements, from its columns; out of line, as `visit_typed`, so that its
-/// state does not enlarge the frame of every recursive `deserialize_any`.
-#[inline(never)]
-fn visit_packed<'de, V: Visitor<'de>>(node: Node<'de>, visitor: V) -> Result<V::Value> {
-    crate::packed::de::visit_packed(node.buf(), node.payload(), visitor)
 }
 
 /// Checks that an array of `found` elements is read as a tuple (or fixed-size array) of

@@ -152,6 +152,8 @@ fn a_visitor_that_stops_early_inside_a_packed_array_is_an_error() {
     assert_eq!(packed[10] & 1, 1);
     assert_eq!(from_slice_owned::<Vec<[String; 3]>>(&packed).unwrap(), rows);
     assert!(from_slice_owned::<Vec<(String, String)>>(&packed).is_err());
+    // The packed array itself read as a fixed-size array of fewer rows.
+    assert!(from_slice_owned::<[[String; 3]; 2]>(&packed).is_err());
     // The same for an ordinary document.
     assert!(leafwire::from_slice::<Vec<(String, String)>>(&to_vec(&rows).unwrap()).is_err());
     // Objects read as structs of fewer fields skip the others, in step.

@@ -19,7 +19,9 @@ use crate::error::{Error, Result};
 use crate::Kind;
 
 /// Visits the packed array at `payload` in `buf` (a document with feature bit 0) as a
-/// sequence of its elements.
+/// sequence of its elements. Out of line, as `de.rs`'s `visit_typed`, so that its state
+/// does not enlarge the frame of the node deserializer's recursive `deserialize_any`.
+#[inline(never)]
 pub(crate) fn visit_packed<'de, V: Visitor<'de>>(buf: &[u8], payload: u64, visitor: V) -> Result<V::Value> {
     let group = super::open_block(buf, payload)?;
     let mut budget = super::decode_budget(buf.len());
@@ -31,8 +33,9 @@ pub(crate) fn visit_packed<'de, V: Visitor<'de>>(buf: &[u8], payload: u64, visit
         stripes.push((streams, dir));
     }
     group.check_totals(&totals)?;
-    // As for an ordinary array, a visitor may stop before the end (a `[T; 3]` of a longer
-    // array): the group is self-contained, so nothing after it is out of step.
+    // Tuple lengths were checked by the caller (`check_tuple_len`); a custom visitor may
+    // still stop before the end, as for an ordinary array: the group is self-contained,
+    // so nothing after it is out of step.
     visitor.visit_seq(Elements { stripes: stripes.iter_mut(), current: None, budget: Some(&mut budget), left: group.len() })
 }
 
