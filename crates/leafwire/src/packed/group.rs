@@ -414,28 +414,29 @@ impl<'a> Group<'a> {
         Ok((below(values.swap_remove(i - self.stripes[s].0), &keys[..used]), used))
     }
 
-    /// The nodes a projection on `keys` reads, and how many keys it follows: the ancestors
-    /// of the node the followed keys name, and that node's whole subtree.
-    fn nodes_on(&self, keys: &[&str]) -> (Vec<bool>, usize) {
+    /// The nodes a projection on `keys` reads, and how many keys it follows: the nodes on
+    /// the path of the followed keys, the whole subtree of the last one, and, below each
+    /// node on the path, everything but its other fields: a node on the path may hold
+    /// arrays or maps in some elements, whose values must be read to step over them.
+    pub(crate) fn nodes_on(&self, keys: &[&str]) -> (Vec<bool>, usize) {
         let nodes = &self.template.nodes;
-        let mut keep = vec![false; nodes.len()];
-        keep[0] = true;
+        let mut on_path = vec![false; nodes.len()];
+        on_path[0] = true;
         let (mut at, mut used) = (0, 0);
         for key in keys {
             let child = self.template.keys.get_index_of(*key).and_then(|id| nodes[at].child(Role::Field(id as u32)));
             let Some(child) = child else { break };
-            keep[child] = true;
+            on_path[child] = true;
             (at, used) = (child, used + 1);
         }
-        // Children come after their parents: one pass marks the subtree.
-        let mut under = vec![false; nodes.len()];
-        under[at] = true;
-        for (i, n) in nodes.iter().enumerate().skip(at + 1) {
-            if under[n.parent] {
-                under[i] = true;
-                keep[i] = true;
-            }
+        // Children come after their parents: one pass marks the subtrees.
+        let mut whole = vec![false; nodes.len()];
+        whole[at] = true;
+        for (i, n) in nodes.iter().enumerate().skip(1) {
+            let field = matches!(n.role, Some(Role::Field(_)));
+            whole[i] |= whole[n.parent] || (on_path[n.parent] && !field);
         }
+        let keep = on_path.iter().zip(&whole).map(|(&p, &w)| p || w).collect();
         (keep, used)
     }
 
