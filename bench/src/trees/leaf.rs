@@ -38,8 +38,8 @@ impl TreePeer for Leafwire {
     }
 }
 
-/// Packed mode (spec §13), lossless, without and with the zstd stage. Select reads each
-/// feature's properties through a projection of the packed array's columns.
+/// Packed mode (spec §13), lossless, without and with the zstd stage. Select deserializes
+/// each feature's properties from a projection of the packed array's columns.
 macro_rules! packed_peer {
     ($name:ident, $label:expr, $zstd:expr) => {
         pub struct $name;
@@ -47,8 +47,9 @@ macro_rules! packed_peer {
         impl TreePeer for $name {
             const NAME: &'static str = $label;
             const API: &'static str =
-                "leafwire::to_vec_packed / from_slice_owned; select: Node::packed_select([\"properties\"])";
-            const SELECT: &'static str = "decodes only the columns under properties (and the structure above them)";
+                "leafwire::to_vec_packed / from_slice_owned; select: Node::packed_select_as::<Properties>([\"properties\"])";
+            const SELECT: &'static str =
+                "deserializes the struct from the columns under properties only (and the structure above them)";
 
             fn encode<M: Model>(m: &M) -> Result<Vec<u8>, Fail> {
                 leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None })
@@ -60,27 +61,7 @@ macro_rules! packed_peer {
             fn select(bytes: &[u8]) -> Result<Vec<Properties>, Fail> {
                 let doc = Document::open(bytes).map_err(Fail::error)?;
                 let features = doc.pointer("/features").map_err(Fail::error)?;
-                let text = |v: &leafwire::Value, key: &str| -> Result<String, Fail> {
-                    match v {
-                        leafwire::Value::Object(m) => match m.get(key) {
-                            Some(leafwire::Value::String(s)) => Ok(s.clone()),
-                            _ => Err(Fail::Wrong(format!("no string {key}"))),
-                        },
-                        _ => Err(Fail::Wrong("properties is not an object".into())),
-                    }
-                };
-                features
-                    .packed_select(&["properties"])
-                    .map_err(Fail::error)?
-                    .iter()
-                    .map(|p| {
-                        Ok(Properties {
-                            ADMIN: text(p, "ADMIN")?,
-                            ISO_A3: text(p, "ISO_A3")?,
-                            ISO_A2: text(p, "ISO_A2")?,
-                        })
-                    })
-                    .collect()
+                features.packed_select_as(&["properties"]).map_err(Fail::error)
             }
         }
     };

@@ -13,10 +13,17 @@ use serde::de::value::StrDeserializer;
 use serde::de::{self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
-use super::group::unshred_error;
+use super::group::{below, unshred_error};
 use super::shred::{kind, Shredded, Unshredder};
 use crate::error::{Error, Result};
-use crate::Kind;
+use crate::{Kind, Value};
+
+/// An unshredder step's error as a document error.
+macro_rules! step {
+    ($e:expr, $dir:expr) => {
+        $e.map_err(|m| unshred_error(m, $dir))?
+    };
+}
 
 /// Visits the packed array at `payload` in `buf` (a document with feature bit 0) as a
 /// sequence of its elements. Out of line, as `de.rs`'s `visit_typed`, so that its state
@@ -37,6 +44,62 @@ pub(crate) fn visit_packed<'de, V: Visitor<'de>>(buf: &[u8], payload: u64, visit
     // still stop before the end, as for an ordinary array: the group is self-contained,
     // so nothing after it is out of step.
     visitor.visit_seq(Elements { stripes: stripes.iter_mut(), current: None, budget: Some(&mut budget), left: group.len() })
+}
+
+/// The value under the object keys `keys` in every element of the packed array at
+/// `payload`, deserialized as `T` straight from the columns on that path (as
+/// [`super::group::Group::select`] reads them, without building the elements' objects).
+/// An element whose value on the path is not an object, or lacks the key, gives what
+/// `T` makes of `Null`; a value stored whole (residual) is stepped through as a `Value`.
+#[inline(never)]
+pub(crate) fn select_packed<T: de::DeserializeOwned>(buf: &[u8], payload: u64, keys: &[&str]) -> Result<Vec<T>> {
+    let group = super::open_block(buf, payload)?;
+    let (keep, path) = group.nodes_on(keys);
+    let rest = &keys[path.len()..];
+    let mut budget = super::decode_budget(buf.len());
+    let mut budget = &mut budget;
+    let mut totals = vec![0usize; group.column_count()];
+    let mut streams = group.template();
+    let mut out = Vec::with_capacity(group.len());
+    for s in 0..group.stripe_count() {
+        let dir = group.load_stripe(s, Some(&keep), &mut streams, budget, &mut totals)?;
+        let mut u = Unshredder::new(&mut streams, budget).keeping(&keep);
+        for _ in 0..u.len() {
+            out.push(select_one(&mut u, &path, keys, rest, dir)?);
+        }
+        step!(u.check_used_up(), dir);
+        budget = u.into_budget();
+    }
+    group.check_totals(&totals)?;
+    Ok(out)
+}
+
+/// The next element's value on `path` (key ids and their nodes), then below `rest`.
+fn select_one<T: de::DeserializeOwned>(
+    u: &mut Unshredder<'_, '_>,
+    path: &[(u32, usize)],
+    keys: &[&str],
+    rest: &[&str],
+    dir: usize,
+) -> Result<T> {
+    let mut node = 0;
+    for (i, &(id, child)) in path.iter().enumerate() {
+        let k = step!(u.kind(node), dir);
+        if k != kind::OBJECT || u.is_keyed(node) {
+            let value = step!(u.read_kind(node, k), dir);
+            return crate::from_value(below(value, &keys[i..]));
+        }
+        // The object's other fields are not loaded: only the one on the path is read.
+        if !step!(u.shape(node), dir).contains(&id) {
+            return crate::from_value(Value::Null);
+        }
+        node = child;
+    }
+    if rest.is_empty() {
+        return T::deserialize(Element { u, node, dir, kind: None });
+    }
+    let k = step!(u.kind(node), dir);
+    crate::from_value(below(step!(u.read_kind(node, k), dir), rest))
 }
 
 /// The elements of a group, stripe after stripe.
@@ -91,13 +154,6 @@ impl Element<'_, '_, '_> {
             None => self.u.kind(self.node).map_err(|m| unshred_error(m, self.dir)),
         }
     }
-}
-
-/// An unshredder step's error as a document error.
-macro_rules! step {
-    ($e:expr, $dir:expr) => {
-        $e.map_err(|m| unshred_error(m, $dir))?
-    };
 }
 
 /// The kind of value a shredded kind reads as, for error messages.

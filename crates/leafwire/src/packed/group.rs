@@ -79,7 +79,7 @@ pub(crate) fn streams(n: &Node) -> impl Iterator<Item = Stream> {
 }
 
 /// The value under `keys` in a projected element (`Null` where it lacks them).
-fn below(mut v: Value, keys: &[&str]) -> Value {
+pub(crate) fn below(mut v: Value, keys: &[&str]) -> Value {
     for key in keys {
         v = match v {
             Value::Object(mut m) => m.swap_remove(*key).unwrap_or(Value::Null),
@@ -400,34 +400,38 @@ impl<'a> Group<'a> {
     /// the values and how many of `keys` the projection followed (it stops at the first
     /// key that no object at that path has; the caller steps through the rest).
     pub fn select(&self, keys: &[&str], budget: &mut u64) -> Result<(Vec<Value>, usize)> {
-        let (keep, used) = self.nodes_on(keys);
+        let (keep, path) = self.nodes_on(keys);
+        let used = path.len();
         let elements = self.elements_keeping(Some(&keep), budget)?;
         Ok((elements.into_iter().map(|v| below(v, &keys[..used])).collect(), used))
     }
 
     /// As [`Group::select`] for element `i` alone: decodes its stripe's columns on the path.
     pub fn element_select(&self, i: usize, keys: &[&str], budget: &mut u64) -> Result<(Value, usize)> {
-        let (keep, used) = self.nodes_on(keys);
+        let (keep, path) = self.nodes_on(keys);
+        let used = path.len();
         let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
         let mut totals = vec![0usize; self.columns.len()];
         let mut values = self.stripe(s, Some(&keep), &mut self.template.clone(), budget, &mut totals)?;
         Ok((below(values.swap_remove(i - self.stripes[s].0), &keys[..used]), used))
     }
 
-    /// The nodes a projection on `keys` reads, and how many keys it follows: the nodes on
+    /// The nodes a projection on `keys` reads, and the path it follows (the key id and the
+    /// node of each key followed; it stops at a key no object there has): the nodes on
     /// the path of the followed keys, the whole subtree of the last one, and, below each
     /// node on the path, everything but its other fields: a node on the path may hold
     /// arrays or maps in some elements, whose values must be read to step over them.
-    pub(crate) fn nodes_on(&self, keys: &[&str]) -> (Vec<bool>, usize) {
+    pub(crate) fn nodes_on(&self, keys: &[&str]) -> (Vec<bool>, Vec<(u32, usize)>) {
         let nodes = &self.template.nodes;
         let mut on_path = vec![false; nodes.len()];
         on_path[0] = true;
-        let (mut at, mut used) = (0, 0);
+        let (mut at, mut path) = (0, Vec::new());
         for key in keys {
-            let child = self.template.keys.get_index_of(*key).and_then(|id| nodes[at].child(Role::Field(id as u32)));
-            let Some(child) = child else { break };
+            let Some(id) = self.template.keys.get_index_of(*key).map(|id| id as u32) else { break };
+            let Some(child) = nodes[at].child(Role::Field(id)) else { break };
             on_path[child] = true;
-            (at, used) = (child, used + 1);
+            path.push((id, child));
+            at = child;
         }
         // Children come after their parents: one pass marks the subtrees.
         let mut whole = vec![false; nodes.len()];
@@ -437,7 +441,7 @@ impl<'a> Group<'a> {
             whole[i] |= whole[n.parent] || (on_path[n.parent] && !field);
         }
         let keep = on_path.iter().zip(&whole).map(|(&p, &w)| p || w).collect();
-        (keep, used)
+        (keep, path)
     }
 
     fn elements_keeping(&self, keep: Option<&[bool]>, budget: &mut u64) -> Result<Vec<Value>> {

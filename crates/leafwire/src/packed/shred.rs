@@ -534,7 +534,13 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     }
 
     fn read(&mut self, node: usize) -> Result<Value, &'static str> {
-        Ok(match self.kind(node)? {
+        let k = self.kind(node)?;
+        self.read_kind(node, k)
+    }
+
+    /// The next value of `node`, whose kind `k` was read.
+    pub fn read_kind(&mut self, node: usize, k: u8) -> Result<Value, &'static str> {
+        Ok(match k {
             kind::NULL => Value::Null,
             kind::BOOL => Value::Bool(self.bool(node)?),
             kind::INT => Value::Int(self.int(node)?),

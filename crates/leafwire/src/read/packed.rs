@@ -54,6 +54,17 @@ impl<'a> Node<'a> {
             .collect()
     }
 
+    /// As [`Node::packed_select`], each element's value deserialized as `T` straight from
+    /// the columns (no `Value` objects built): the selective load into a struct, as
+    /// Tree-Buf's schema without the other fields. Where an element lacks the keys, `T` is
+    /// read from `Null` (an `Option<T>` gives `None`).
+    pub fn packed_select_as<T: serde::de::DeserializeOwned>(&self, keys: &[&str]) -> Result<Vec<T>> {
+        if self.tag != tag::PACKED {
+            return Err(Error::wrong_type("a packed array", self.kind()));
+        }
+        packed::de::select_packed(self.buf, self.payload, keys)
+    }
+
     /// The columns of a packed array with their sizes: (path below the elements, column).
     pub fn packed_columns(&self) -> Result<Vec<(Vec<packed::PathStep>, packed::ColumnSize)>> {
         if self.tag != tag::PACKED {
