@@ -173,7 +173,8 @@ impl Counts {
             0..256 => table.symbols[index],
             _ => Unit(index as u64 - 256, 1),
         };
-        let mut by_bytes: FxHashMap<Unit, usize> = FxHashMap::default();
+        let mut by_bytes: FxHashMap<Unit, usize> =
+            FxHashMap::with_capacity_and_hasher(self.touched.len() + UNITS, Default::default());
         for (index, count) in self.single.iter_mut().enumerate().filter(|(_, c)| **c > 0) {
             *by_bytes.entry(unit(index)).or_default() += std::mem::take(count) as usize;
         }
