@@ -91,8 +91,8 @@ else:
         ``packed=True`` writes packed mode (spec §13): every list or array of 64 numbers
         or more (records included) is shredded into compressed columns, several times
         smaller and still readable by element; ``loads`` and ``open`` read it like any
-        document (``open`` unpacks it in memory first). ``zstd`` (a level, 1-22) adds a
-        zstd stage to each page where it pays; ``lossy_float_step`` (T) stores floats
+        document (``open`` unpacks it in memory first). ``zstd`` (a level, 1-22) compresses
+        each page, or each stripe of records whole, with zstd where it pays; ``lossy_float_step`` (T) stores floats
         rounded to multiples of 2**T (lossy, by request only).
         """
         return _leafwire.dumps(obj, default=default, max_depth=max_depth, packed=packed, zstd=zstd,

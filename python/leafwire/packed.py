@@ -36,6 +36,9 @@ NULL, BOOL, INT, FLOAT, STRING, ARRAY, OBJECT, INTMAP, RESIDUAL = range(9)
 S_KIND, S_BOOL, S_INT, S_FLOAT, S_STRING, S_SHAPE, S_LEN, S_KEY, S_RESIDUAL = range(9)
 ROOT, FIELD, ELEMENT, POSITION, MAP_VALUE = range(5)
 FLAG_TUPLE, FLAG_KEYED = 1, 2
+# Group flag bit 0: every stripe begins with a framing byte, bare or zstd frame (§13.4).
+GROUP_STRIPE_FRAMES = 1
+STRIPE_BARE, STRIPE_FRAMED = 0, 1
 
 # §13.5 codec bytes.
 INT_PLAIN, INT_CONSTANT, INT_FOR, INT_DELTA, INT_RLE, INT_PATCHED, INT_DICT = range(7)
@@ -613,8 +616,10 @@ class _Group:
         r = _Cursor(buf, start, end)
         if r.u8() != 1:
             r.fail(start, "unknown column group version")
-        if r.u8() != 0:
-            r.fail(start + 1, "column group flags must be zero")
+        flags = r.u8()
+        if flags & ~GROUP_STRIPE_FRAMES:
+            r.fail(start + 1, "unknown column group flags")
+        self.framed = bool(flags & GROUP_STRIPE_FRAMES)
         self.n = r.count(0, (1 << 32) - 1, "group element count above 2^32 - 1")
         # Every node takes at least 5 bytes, every column 3, every stripe 2.
         node_count = r.count(1, min(MAX_NODES, r.remaining() // 5), "group node count out of range")
@@ -747,7 +752,26 @@ class _Group:
         last = s + 1 == len(self.stripes)
         count = self.n - first if last else self.stripes[s + 1][0] - first
         stripe_end = self.end if last else self.stripes[s + 1][1]
+        if not self.framed:
+            return self.read_chunks(self.buf, directory, stripe_end, count, totals, directory)
         r = _Cursor(self.buf, directory, stripe_end)
+        framing = r.u8()
+        if framing == STRIPE_BARE:
+            return self.read_chunks(self.buf, directory + 1, stripe_end, count, totals, directory + 1)
+        if framing != STRIPE_FRAMED:
+            r.fail(directory, "unknown stripe framing byte")
+        content = _unwrap_zstd(r)
+        if r.pos != stripe_end:
+            r.fail(r.pos, "stripe bytes after its zstd frame")
+        try:
+            return self.read_chunks(content, 0, len(content), count, totals, directory)
+        except FormatError as error:  # offsets inside the frame mean nothing in the document
+            raise FormatError(directory, f"in a stripe frame: {error}") from None
+
+    def read_chunks(self, buf, directory, stripe_end, count, totals, at):
+        """§13.4: the chunk directory at ``buf[directory:]`` and the chunks after it, up
+        to ``stripe_end``; the stripe's elements, whose errors are reported at ``at``."""
+        r = _Cursor(buf, directory, stripe_end)
         chunks = []
         for c, (_, _, column_total) in enumerate(self.columns):
             values = r.count(0, column_total - totals[c], "chunk count past the column's")
@@ -759,20 +783,20 @@ class _Group:
         for (node, stream, _), (values, length) in zip(self.columns, chunks):
             if pos + length > stripe_end:
                 raise FormatError(pos, "chunk runs past its stripe")
-            streams[(node, stream)] = self.read_chunk(pos, pos + length, values, self.nodes[node], stream)
+            streams[(node, stream)] = self.read_chunk(buf, pos, pos + length, values, self.nodes[node], stream)
             pos += length
         if pos != stripe_end:
             raise FormatError(pos, "stripe bytes after its last chunk")
-        return _Unshredder(self, streams, directory).elements(count)
+        return _Unshredder(self, streams, at).elements(count)
 
-    def read_chunk(self, pos, end, count, node, stream):
+    def read_chunk(self, buf, pos, end, count, node, stream):
         """§13.4: nothing for no values; else varint P, the page directory when P >= 2,
         and the pages back to back."""
         if count == 0:
             if pos != end:
                 raise FormatError(pos, "a chunk of no values has bytes")
             return []
-        r = _Cursor(self.buf, pos, end)
+        r = _Cursor(buf, pos, end)
         pages = r.count(1, count, "chunk page count out of range")
         if pages == 1:
             directory = [(count, end - r.pos)]
@@ -789,9 +813,9 @@ class _Group:
             if at + length > end:
                 raise FormatError(at, "page runs past its chunk")
             if stream == S_RESIDUAL:
-                values.extend(self.read_residual_page(at, at + length, n))
+                values.extend(self.read_residual_page(buf, at, at + length, n))
             else:
-                values.extend(self.checked(read_page(self.buf, at, at + length, n, stream), node, stream, at))
+                values.extend(self.checked(read_page(buf, at, at + length, n, stream), node, stream, at))
             at += length
         if at != end:
             raise FormatError(at, "chunk bytes after its last page")
@@ -811,10 +835,10 @@ class _Group:
             raise FormatError(at, "length out of range")
         return values
 
-    def read_residual_page(self, pos, end, n):
+    def read_residual_page(self, buf, pos, end, n):
         """§13.3: one complete Leafwire document whose root is an array of the n values."""
         self.charge(end - pos, pos)
-        page = self.buf[pos:end]
+        page = buf[pos:end]
         try:
             # One level deeper than the limit: the root array's own.
             tag, values = root_tag(page), loads(page, max_depth=MAX_DEPTH + 1)

@@ -443,7 +443,9 @@ def test_truncated_groups_fail():
 def test_bad_version_and_flags():
     group = records_group()
     check_malformed(b"\x02" + group[1:], "version")
-    check_malformed(group[:1] + b"\x01" + group[2:], "flags must be zero")
+    check_malformed(group[:1] + b"\x02" + group[2:], "unknown column group flags")
+    # Bit 0 says every stripe begins with a framing byte: this group's do not.
+    check_malformed(group[:1] + b"\x01" + group[2:], "framing byte|stripe|chunk")
 
 
 def test_node_parent_forward_reference():

@@ -66,6 +66,16 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
         .collect();
     let words = ["alpha", "beta", "gamma", "delta"];
     let repeated: Vec<String> = (0..200).map(|i| format!("\"{} {}\"", words[i % 4], words[(i / 4) % 4])).collect();
+    // Each record names its repository in three fields: what a frame around the stripe
+    // finds and per-page compression does not.
+    let linked: Vec<String> = (0..80)
+        .map(|i| {
+            let repo = format!("{}/{}-{}", words[i % 4], words[(i / 4) % 4], i * 37 % 11);
+            format!(
+                r#"{{"repo": "{repo}", "url": "https://api.example.com/repos/{repo}", "html": "https://example.com/{repo}/pull/{i}"}}"#
+            )
+        })
+        .collect();
     vec![
         ("records", plain, records(60)),
         ("ints_root", plain, format!("[{}]", ints.join(","))),
@@ -76,6 +86,7 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
         ("deep_residual", plain, format!("[{}, {}]", deep, (0..70).map(|i| i.to_string()).collect::<Vec<_>>().join(","))),
         ("big_integers_residual", plain, format!("[{}]", residual.join(","))),
         ("zstd_stage", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", repeated.join(","))),
+        ("stripe_frames", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", linked.join(","))),
         ("lossy_floats", PackOptions { zstd_level: None, lossy_step: Some(-8) }, format!("[{}]", (0..80).map(|i| format!("{}", i as f64 * 0.1)).collect::<Vec<_>>().join(","))),
     ]
 }
@@ -121,6 +132,29 @@ fn group_start(bytes: &[u8], pointer: &str) -> usize {
     at + 1
 }
 
+/// Offset of the framing byte of the one framed stripe (§13.4) of `bytes`: the byte 1
+/// followed by D, C and a zstd frame of C bytes (found by its magic number).
+fn stripe_frame(bytes: &[u8]) -> usize {
+    let varint = |at: usize| -> (u64, usize) {
+        let (mut v, mut i) = (0u64, 0);
+        loop {
+            v |= ((bytes[at + i] & 0x7f) as u64) << (7 * i);
+            i += 1;
+            if bytes[at + i - 1] & 0x80 == 0 {
+                return (v, i);
+            }
+        }
+    };
+    let magic = bytes.windows(4).position(|w| w == [0x28, 0xb5, 0x2f, 0xfd]).expect("a zstd frame");
+    (magic.saturating_sub(21)..magic)
+        .find(|&p| {
+            let (_, d_len) = varint(p + 1);
+            let (c, c_len) = varint(p + 1 + d_len);
+            bytes[p] == 1 && p + 1 + d_len + c_len == magic && bytes.get(magic + c as usize - 1).is_some()
+        })
+        .expect("the frame's framing byte")
+}
+
 struct Broken {
     name: &'static str,
     description: &'static str,
@@ -151,7 +185,17 @@ fn negative_vectors() -> Vec<Broken> {
     // big_integers_residual: its one residual page is a document of its own (§13.3).
     let big = base("big_integers_residual");
     let page = 8 + big[8..].windows(8).position(|w| w == b"LEAFWIRE").unwrap();
+    let framed = base("stripe_frames");
+    let frame = stripe_frame(&framed);
     vec![
+        Broken { name: "packed_group_flags", description: "the column group's flags have bit 1 set", bytes: patched(ints.clone(), g + 1, 2) },
+        Broken { name: "packed_stripe_framing_byte", description: "a stripe's framing byte is 2 (neither bare nor framed)", bytes: patched(framed.clone(), frame, 2) },
+        Broken { name: "packed_stripe_frame_size", description: "a stripe frame declares a D other than the size its zstd frame holds", bytes: {
+            let mut b = framed.clone();
+            // D's first byte, its low 7 bits changed and its continuation bit kept.
+            b[frame + 1] = (b[frame + 1] & 0x80) | ((b[frame + 1] & 0x7f).wrapping_sub(1) & 0x7f);
+            b
+        } },
         Broken { name: "packed_residual_page_not_array", description: "the residual page's document has the int 5 at its root, not the array of its values", bytes: {
             // Root record A of the page's document: root slot at +8, root tag at +40, CRC
             // of bytes 0..44 at +44 (spec §2.2).

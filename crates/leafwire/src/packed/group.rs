@@ -25,6 +25,11 @@ pub(crate) const MAX_NODES: usize = 65_536;
 const MAX_TUPLE: u8 = 16;
 
 const FLAG_TUPLE: u8 = 1;
+/// Group flag bit 0: every stripe begins with its framing byte (§13.4).
+const GROUP_STRIPE_FRAMES: u8 = 1;
+/// A stripe's framing byte: its bytes follow as they are, or a zstd frame holds them.
+const STRIPE_BARE: u8 = 0;
+const STRIPE_FRAMED: u8 = 1;
 const FLAG_KEYED: u8 = 2;
 
 /// A column: which stream of a node it holds (the `stream` byte of the column table).
@@ -114,7 +119,8 @@ pub enum PathStep {
 /// How pages are encoded.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PackOptions {
-    /// Wrap each page in a zstd frame at this level where that is smaller (§13.5).
+    /// Compress with zstd at this level where that is smaller: each page (§13.5.4), or
+    /// each stripe whole when that is at least 1/32 smaller (§13.4).
     pub zstd_level: Option<i32>,
     /// Quantize floats to steps of 2^t (lossy; §13.5, codec 0x14).
     pub lossy_step: Option<i8>,
@@ -128,7 +134,7 @@ pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>
     let columns: Vec<(usize, Stream)> =
         s.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
     out.push(VERSION);
-    out.push(0);
+    out.push(if options.zstd_level.is_some() { GROUP_STRIPE_FRAMES } else { 0 });
     write_varint(out, s.len as u64);
     write_varint(out, s.nodes.len() as u64);
     write_varint(out, columns.len() as u64);
@@ -154,7 +160,10 @@ pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>
     for m in 0..s.stripes() {
         write_varint(&mut index, s.marks[m].first as u64);
         write_varint(&mut index, body.len() as u64);
-        write_stripe(s, &columns, m, options, &mut body)?;
+        match options.zstd_level {
+            None => write_stripe(s, &columns, m, options, StringPages::Selected, &mut body)?,
+            Some(level) => write_framed_stripe(s, &columns, m, options, level, &mut body)?,
+        }
     }
     out.extend_from_slice(&index);
     out.extend_from_slice(&body);
@@ -225,12 +234,56 @@ fn values<'s>(n: &'s Node, stream: Stream, a: &Cursor, b: &Cursor) -> Values<'s>
     }
 }
 
+/// How string pages are written: as the selector chooses, or plain (text that a zstd
+/// frame around the stripe compresses better than the selector's codes).
+#[derive(Clone, Copy, PartialEq)]
+enum StringPages {
+    Selected,
+    Plain,
+}
+
+/// With a zstd level (§13.4, stripe frames): stripe `m` with its pages each in a zstd
+/// stage where that pays, or, when that is at least 1/32 smaller, a zstd frame of the
+/// whole stripe without stages (its string pages selected or plain, the smaller), which
+/// also finds what columns repeat of one another. The margin keeps pages apart where a
+/// frame gains little: reading one column of a framed stripe decompresses all of them.
+fn write_framed_stripe(
+    s: &Shredded,
+    columns: &[(usize, Stream)],
+    m: usize,
+    options: &PackOptions,
+    level: i32,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let mut best = vec![STRIPE_BARE];
+    write_stripe(s, columns, m, options, StringPages::Selected, &mut best)?;
+    let unstaged = PackOptions { zstd_level: None, ..*options };
+    let mut selected = Vec::new();
+    write_stripe(s, columns, m, &unstaged, StringPages::Selected, &mut selected)?;
+    let mut plain = Vec::new();
+    write_stripe(s, columns, m, &unstaged, StringPages::Plain, &mut plain)?;
+    let candidates = if plain == selected { vec![selected] } else { vec![selected, plain] };
+    let staged = best.len();
+    for stripe in candidates.iter().filter(|c| c.len() <= Limits::default().max_page_bytes) {
+        if let Some(frame) = zstd_stage::frame(stripe, level) {
+            if 1 + frame.len() < best.len() && 1 + frame.len() <= staged - staged / 32 {
+                best.clear();
+                best.push(STRIPE_FRAMED);
+                best.extend_from_slice(&frame);
+            }
+        }
+    }
+    out.extend_from_slice(&best);
+    Ok(())
+}
+
 /// Writes stripe `m`: its chunk directory, then its chunks.
 fn write_stripe(
     s: &Shredded,
     columns: &[(usize, Stream)],
     m: usize,
     options: &PackOptions,
+    strings: StringPages,
     out: &mut Vec<u8>,
 ) -> Result<()> {
     let mut chunks = Vec::new();
@@ -238,7 +291,7 @@ fn write_stripe(
         let (a, b) = (s.cursor(m, node), s.cursor(m + 1, node));
         let values = values(&s.nodes[node], stream, &a, &b);
         let start = chunks.len();
-        write_chunk(&values, options, &mut chunks)?;
+        write_chunk(&values, options, strings, &mut chunks)?;
         write_varint(out, values.len() as u64);
         write_varint(out, (chunks.len() - start) as u64);
     }
@@ -248,13 +301,13 @@ fn write_stripe(
 
 /// A chunk (§13.4): nothing for no values; else varint P, and for P ≥ 2 the page
 /// directory; then the pages.
-fn write_chunk(values: &Values, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
+fn write_chunk(values: &Values, options: &PackOptions, strings: StringPages, out: &mut Vec<u8>) -> Result<()> {
     let n = values.len();
     if n == 0 {
         return Ok(());
     }
     let pages: Vec<Range<usize>> = (0..n).step_by(PAGE_VALUES).map(|p| p..(p + PAGE_VALUES).min(n)).collect();
-    let encoded = pages.iter().map(|r| write_page(values, r.clone(), options)).collect::<Result<Vec<_>>>()?;
+    let encoded = pages.iter().map(|r| write_page(values, r.clone(), options, strings)).collect::<Result<Vec<_>>>()?;
     write_varint(out, pages.len() as u64);
     if pages.len() > 1 {
         for (r, page) in pages.iter().zip(&encoded) {
@@ -266,11 +319,14 @@ fn write_chunk(values: &Values, options: &PackOptions, out: &mut Vec<u8>) -> Res
     Ok(())
 }
 
-fn write_page(values: &Values, r: Range<usize>, options: &PackOptions) -> Result<Vec<u8>> {
+fn write_page(values: &Values, r: Range<usize>, options: &PackOptions, strings: StringPages) -> Result<Vec<u8>> {
     let mut page = Vec::new();
     match values {
         Values::Ints(v) => select::write_ints(&v[r], 0, &mut page)?,
         Values::Floats(v) => select::write_floats(&v[r], options.lossy_step, &mut page)?,
+        Values::Strings(v) if strings == StringPages::Plain => {
+            super::string::encode_strings(&v[r], &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut page)?
+        }
         Values::Strings(v) => {
             select::write_strings(&v[r.clone()], 0, true, &mut page)?;
             if let Some(level) = options.zstd_level {
@@ -298,9 +354,37 @@ pub(crate) struct Group<'a> {
     end: usize,
     template: Shredded,
     columns: Vec<Column>,
-    /// First element and absolute position of each stripe's chunk directory.
+    /// First element and absolute position of each stripe (its chunk directory, or its
+    /// framing byte when `framed`).
     stripes: Vec<(usize, usize)>,
+    /// Whether stripes begin with a framing byte (group flag bit 0, §13.4).
+    framed: bool,
     limits: Limits,
+}
+
+/// The bytes of one stripe's chunk directory and chunks: a range of the document, or the
+/// content of its zstd frame, whose errors are reported at the frame (§13.4).
+struct StripeBytes<'a> {
+    bytes: std::borrow::Cow<'a, [u8]>,
+    start: usize,
+    end: usize,
+    frame: Option<usize>,
+}
+
+impl StripeBytes<'_> {
+    /// Where the stripe's errors are reported: its chunk directory or its frame.
+    fn at(&self) -> usize {
+        self.frame.unwrap_or(self.start)
+    }
+
+    /// `e` as reported from this stripe: inside a frame, offsets mean nothing in the
+    /// document, so the error moves to the frame.
+    fn locate(&self, e: Error) -> Error {
+        match self.frame {
+            Some(at) => Error::new(e.category(), format!("in a stripe frame: {}", e.message())).at(at as u64),
+            None => e,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -320,8 +404,9 @@ impl<'a> Group<'a> {
         if r.u8()? != VERSION {
             return Err(Error::malformed(at as u64, "unknown column group version"));
         }
-        if r.u8()? != 0 {
-            return Err(Error::malformed(at as u64 + 1, "column group flags must be zero"));
+        let flags = r.u8()?;
+        if flags & !GROUP_STRIPE_FRAMES != 0 {
+            return Err(Error::malformed(at as u64 + 1, "unknown column group flags"));
         }
         let len = r.count(0, u32::MAX as usize, "group element count above 2^32 - 1")?;
         // Every node takes at least 5 bytes, every column 3, every stripe 2, every key 1.
@@ -382,7 +467,7 @@ impl<'a> Group<'a> {
                 None => Err(Error::malformed(body as u64, "stripe offset past the group")),
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Group { buf, end, template, columns, stripes, limits })
+        Ok(Group { buf, end, template, columns, stripes, framed: flags & GROUP_STRIPE_FRAMES != 0, limits })
     }
 
     /// The element count.
@@ -479,27 +564,37 @@ impl<'a> Group<'a> {
                 codecs: Vec::new(),
             })
             .collect();
-        for (s, &(_, dir)) in self.stripes.iter().enumerate() {
-            let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
-            let mut r = Reader::new(&self.buf[..stripe_end], dir, &self.limits);
+        for s in 0..self.stripes.len() {
+            let stripe = self.stripe_bytes(s)?;
+            let buf = &stripe.bytes[..stripe.end];
+            // A framed stripe's bytes are shared out among its columns in proportion to
+            // what each takes inside the frame, so that the sizes add up to the file's.
+            let stored = self.stripe_end(s) - self.stripes[s].1;
+            let share = |len: usize| match stripe.frame {
+                Some(_) => (len as u128 * stored as u128 / (stripe.end - stripe.start).max(1) as u128) as u64,
+                None => len as u64,
+            };
+            let mut r = Reader::new(buf, stripe.start, &self.limits);
             let mut chunks = Vec::with_capacity(self.columns.len());
             for _ in &self.columns {
                 chunks.push((r.varint()?, r.count(0, r.remaining(), "chunk runs past its stripe")?));
             }
             let mut pos = r.pos;
             for (size, &(count, bytes)) in sizes.iter_mut().zip(&chunks) {
-                size.bytes += bytes as u64;
+                size.bytes += share(bytes);
                 let end = pos + bytes;
                 if count > 0 {
-                    for (at, len) in self.pages(pos, end, count as usize)? {
+                    for (at, len) in self.pages(buf, pos, end, count as usize).map_err(|e| stripe.locate(e))? {
                         let name = match size.stream {
                             // Residual pages are documents, not codec streams (§13.3).
                             Stream::Residual => "residual documents",
-                            _ => super::codec::name(self.buf[at]),
+                            // Inside a frame, the bytes of a page are its share of the frame.
+                            _ if stripe.frame.is_some() => "zstd stripe frames",
+                            _ => super::codec::name(buf[at]),
                         };
                         match size.codecs.iter_mut().find(|(n, _)| *n == name) {
-                            Some((_, b)) => *b += len as u64,
-                            None => size.codecs.push((name, len as u64)),
+                            Some((_, b)) => *b += share(len),
+                            None => size.codecs.push((name, share(len))),
                         }
                     }
                 }
@@ -527,8 +622,8 @@ impl<'a> Group<'a> {
     }
 
     /// Where the pages of the chunk at `pos..end` of `count` values lie: (start, length).
-    fn pages(&self, pos: usize, end: usize, count: usize) -> Result<Vec<(usize, usize)>> {
-        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
+    fn pages(&self, buf: &[u8], pos: usize, end: usize, count: usize) -> Result<Vec<(usize, usize)>> {
+        let mut r = Reader::new(&buf[..end], pos, &self.limits);
         let pages = r.count(1, count, "chunk page count out of range")?;
         if pages == 1 {
             return Ok(vec![(r.pos, end - r.pos)]);
@@ -586,12 +681,53 @@ impl<'a> Group<'a> {
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<usize> {
-        let (first, dir) = self.stripes[s];
+        let first = self.stripes[s].0;
         let next = self.stripes.get(s + 1).map_or(self.len(), |&(f, _)| f);
-        let stripe_end = self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p);
         groups.nodes.iter_mut().for_each(Node::clear_streams);
         groups.len = next - first;
-        let mut r = Reader::new(&self.buf[..stripe_end], dir, &self.limits);
+        let stripe = self.stripe_bytes(s)?;
+        self.load_chunks(&stripe, keep, groups, budget, totals).map_err(|e| stripe.locate(e))?;
+        Ok(stripe.at())
+    }
+
+    /// Where stripe `s`'s bytes end in the document.
+    fn stripe_end(&self, s: usize) -> usize {
+        self.stripes.get(s + 1).map_or(self.end, |&(_, p)| p)
+    }
+
+    /// Stripe `s`'s chunk directory and chunks: in place, or its frame decompressed.
+    fn stripe_bytes(&self, s: usize) -> Result<StripeBytes<'a>> {
+        let (pos, end) = (self.stripes[s].1, self.stripe_end(s));
+        let bare = |start| StripeBytes { bytes: std::borrow::Cow::Borrowed(self.buf), start, end, frame: None };
+        if !self.framed {
+            return Ok(bare(pos));
+        }
+        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
+        match r.u8()? {
+            STRIPE_BARE => Ok(bare(pos + 1)),
+            STRIPE_FRAMED => {
+                let content = zstd_stage::unwrap(&mut r, pos)?;
+                if r.pos != end {
+                    return Err(Error::malformed(r.pos as u64, "stripe bytes after its zstd frame"));
+                }
+                let len = content.len();
+                Ok(StripeBytes { bytes: std::borrow::Cow::Owned(content), start: 0, end: len, frame: Some(pos) })
+            }
+            _ => Err(Error::malformed(pos as u64, "unknown stripe framing byte")),
+        }
+    }
+
+    /// Decodes the chunks of `stripe` (see [`Group::load_stripe`]).
+    fn load_chunks(
+        &self,
+        stripe: &StripeBytes,
+        keep: Option<&[bool]>,
+        groups: &mut Shredded,
+        budget: &mut u64,
+        totals: &mut [usize],
+    ) -> Result<()> {
+        let (buf, dir, stripe_end) = (&stripe.bytes[..stripe.end], stripe.start, stripe.end);
+        let mut r = Reader::new(buf, dir, &self.limits);
         let mut chunks = Vec::with_capacity(self.columns.len());
         for (c, total) in self.columns.iter().zip(totals.iter_mut()) {
             let count = r.count(0, c.count - *total, "chunk count past the column's")?;
@@ -606,14 +742,14 @@ impl<'a> Group<'a> {
                 .filter(|&e| e <= stripe_end)
                 .ok_or_else(|| Error::malformed(pos as u64, "chunk runs past its stripe"))?;
             if keep.is_none_or(|keep| keep[c.node]) {
-                self.read_chunk(pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
+                self.read_chunk(buf, pos, end, count, *c, &mut groups.nodes[c.node], budget)?;
             }
             pos = end;
         }
         if pos != stripe_end {
             return Err(Error::malformed(pos as u64, "bytes after the stripe's last chunk"));
         }
-        Ok(dir)
+        Ok(())
     }
 
     /// Checks, once every stripe is read, that the chunks added up to the columns.
@@ -640,6 +776,7 @@ impl<'a> Group<'a> {
     /// Decodes the chunk at `pos..end` of `count` values into its node's stream.
     fn read_chunk(
         &self,
+        buf: &[u8],
         pos: usize,
         end: usize,
         count: usize,
@@ -654,7 +791,7 @@ impl<'a> Group<'a> {
                 Err(Error::malformed(pos as u64, "a chunk of no values has bytes"))
             };
         }
-        let mut r = Reader::new(&self.buf[..end], pos, &self.limits);
+        let mut r = Reader::new(&buf[..end], pos, &self.limits);
         let pages = r.count(1, count, "chunk page count out of range")?;
         let mut directory = Vec::with_capacity(pages);
         if pages == 1 {
@@ -677,7 +814,7 @@ impl<'a> Group<'a> {
                 .checked_add(len)
                 .filter(|&e| e <= end)
                 .ok_or_else(|| Error::malformed(at as u64, "page runs past its chunk"))?;
-            self.read_page(at, page_end, n, c.stream, node, budget)?;
+            self.read_page(buf, at, page_end, n, c.stream, node, budget)?;
             at = page_end;
         }
         if at != end {
@@ -688,6 +825,7 @@ impl<'a> Group<'a> {
 
     fn read_page(
         &self,
+        buf: &[u8],
         pos: usize,
         end: usize,
         n: usize,
@@ -699,10 +837,10 @@ impl<'a> Group<'a> {
         let page_kind = match stream {
             Stream::Float => PageKind::Floats,
             Stream::String => PageKind::Strings,
-            Stream::Residual => return self.read_residual(pos, end, n, node, budget),
+            Stream::Residual => return self.read_residual(buf, pos, end, n, node, budget),
             _ => PageKind::Ints,
         };
-        let ints = match decode_page(self.buf, pos, end, n, page_kind, &self.limits)? {
+        let ints = match decode_page(buf, pos, end, n, page_kind, &self.limits)? {
             PageValues::Floats(v) => {
                 node.floats.extend(v);
                 return Ok(());
@@ -755,8 +893,16 @@ impl<'a> Group<'a> {
 
     /// A residual page: one Leafwire document whose root is an array of the page's n
     /// values (§13.3).
-    fn read_residual(&self, pos: usize, end: usize, n: usize, node: &mut Node, budget: &mut u64) -> Result<()> {
-        let page = self.buf.get(pos..end).ok_or_else(|| Error::malformed(pos as u64, "residual page runs past the group"))?;
+    fn read_residual(
+        &self,
+        buf: &[u8],
+        pos: usize,
+        end: usize,
+        n: usize,
+        node: &mut Node,
+        budget: &mut u64,
+    ) -> Result<()> {
+        let page = buf.get(pos..end).ok_or_else(|| Error::malformed(pos as u64, "residual page runs past the group"))?;
         *budget = budget.checked_sub(page.len() as u64).ok_or_else(|| {
             Error::new(crate::error::Category::LimitExceeded, "residual values exceed the decode budget (spec §13.6)")
                 .at(pos as u64)
@@ -932,6 +1078,64 @@ mod tests {
         let (back, size) = round_trip(&elements, &PackOptions::default());
         assert_eq!(back, elements);
         assert!(size < 200, "sequential ids and halves pack into {size} bytes");
+    }
+
+    /// 9,000 records naming their repository in three fields, in three stripes: with a
+    /// zstd level the stripes are framed (§13.4), read back whole, by element and by
+    /// column, and every cut or flipped byte of the group is an error, never a panic.
+    #[test]
+    fn framed_stripes_round_trip_and_damage_fails_cleanly() {
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon"];
+        let elements: Vec<Value> = (0..9_000usize)
+            .map(|i| {
+                let repo = format!("{}/{}-{}", words[i % 5], words[(i / 5) % 5], i % 13);
+                Value::Object(
+                    [
+                        ("repo".to_string(), Value::String(repo.clone())),
+                        ("url".to_string(), Value::String(format!("https://api.example.com/repos/{repo}"))),
+                        ("html".to_string(), Value::String(format!("https://example.com/{repo}/pull/{i}"))),
+                        ("n".to_string(), Value::Int(i as i64)),
+                    ]
+                    .into_iter()
+                    .collect(),
+                )
+            })
+            .collect();
+        let zstd = PackOptions { zstd_level: Some(3), lossy_step: None };
+        let s = shred(&elements).unwrap();
+        assert!(s.stripes() >= 3);
+        let mut buf = Vec::new();
+        write_group(&s, &zstd, &mut buf).unwrap();
+        let mut staged = Vec::new();
+        write_group(&s, &PackOptions::default(), &mut staged).unwrap();
+        assert!(buf.len() * 2 < staged.len(), "framed {} B against {} B without zstd", buf.len(), staged.len());
+        assert_eq!(buf[1], GROUP_STRIPE_FRAMES);
+        let g = Group::open(&buf, 0..buf.len()).unwrap();
+        assert_eq!(g.elements(&mut u64::MAX.clone()).unwrap(), elements);
+        for i in [0, 4_095, 4_096, 8_999] {
+            assert_eq!(g.element(i, &mut u64::MAX.clone()).unwrap(), elements[i]);
+        }
+        let sizes = g.column_sizes().unwrap();
+        assert!(sizes.iter().any(|c| c.codecs.iter().any(|(name, _)| *name == "zstd stripe frames")), "{sizes:?}");
+        let stored: u64 = sizes.iter().map(|c| c.bytes).sum();
+        assert!(stored <= buf.len() as u64 && stored * 10 > buf.len() as u64 * 9, "{stored} of {} B", buf.len());
+        let (urls, used) = g.select(&["url"], &mut u64::MAX.clone()).unwrap();
+        assert_eq!(used, 1);
+        let want: Vec<Value> = elements.iter().map(|e| below(e.clone(), &["url"])).collect();
+        assert_eq!(urls, want);
+
+        for cut in (0..buf.len()).step_by(397) {
+            if let Ok(g) = Group::open(&buf, 0..cut) {
+                assert!(g.elements(&mut u64::MAX.clone()).is_err(), "cut at {cut}");
+            }
+        }
+        for at in (0..buf.len()).step_by(211) {
+            let mut bad = buf.clone();
+            bad[at] ^= 0x5A;
+            if let Ok(g) = Group::open(&bad, 0..bad.len()) {
+                let _ = g.elements(&mut u64::MAX.clone());
+            }
+        }
     }
 
     #[test]

@@ -9,21 +9,28 @@ use super::Reader;
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::{varint_len, write_varint};
 
-/// `stream` wrapped in a zstd frame at `level`, when that is smaller; else `stream`.
-pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
-    let Ok(frame) = zstd::bulk::compress(&stream, level) else {
-        return stream;
-    };
-    let wrapped = 1 + varint_len(stream.len() as u64) + varint_len(frame.len() as u64) + frame.len();
-    if wrapped >= stream.len() {
-        return stream;
-    }
-    let mut out = Vec::with_capacity(wrapped);
-    out.push(ZSTD);
-    write_varint(&mut out, stream.len() as u64);
+/// `bytes` compressed at `level` as the stage and stripe frames lay it out (§13.4,
+/// §13.5.4): varint D, varint C, then the C bytes of one zstd frame.
+pub(crate) fn frame(bytes: &[u8], level: i32) -> Option<Vec<u8>> {
+    let frame = zstd::bulk::compress(bytes, level).ok()?;
+    let mut out = Vec::with_capacity(varint_len(bytes.len() as u64) + varint_len(frame.len() as u64) + frame.len());
+    write_varint(&mut out, bytes.len() as u64);
     write_varint(&mut out, frame.len() as u64);
     out.extend_from_slice(&frame);
-    out
+    Some(out)
+}
+
+/// `stream` wrapped in a zstd frame at `level`, when that is smaller; else `stream`.
+pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
+    match frame(&stream, level) {
+        Some(frame) if 1 + frame.len() < stream.len() => {
+            let mut out = Vec::with_capacity(1 + frame.len());
+            out.push(ZSTD);
+            out.extend_from_slice(&frame);
+            out
+        }
+        _ => stream,
+    }
 }
 
 /// The smaller of `selected` (the selector's stream for `values`) wrapped, and a plain
@@ -45,8 +52,8 @@ pub(crate) fn wrap_best_strings<S: AsRef<str>>(values: &[S], selected: Vec<u8>, 
     }
 }
 
-/// Reads a zstd stage whose codec byte (at `at`) the caller has read; returns the decoded
-/// stream bytes.
+/// Reads a zstd stage whose codec byte (at `at`) the caller has read, or a stripe frame
+/// past its framing byte: D, C and the frame; returns the D decoded bytes.
 pub(crate) fn unwrap(r: &mut Reader, at: usize) -> Result<Vec<u8>> {
     let d_at = r.pos;
     let d = r.varint()?;
