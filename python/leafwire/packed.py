@@ -38,6 +38,8 @@ ROOT, FIELD, ELEMENT, POSITION, MAP_VALUE = range(5)
 FLAG_TUPLE, FLAG_KEYED = 1, 2
 # Group flag bit 0: every stripe begins with a framing byte, bare or zstd frame (§13.4).
 GROUP_STRIPE_FRAMES = 1
+# Group flag bit 1: the key, node and column tables are one zstd frame (§13.2).
+GROUP_TABLES_FRAMED = 2
 STRIPE_BARE, STRIPE_FRAMED = 0, 1
 
 # §13.5 codec bytes.
@@ -617,21 +619,43 @@ class _Group:
         if r.u8() != 1:
             r.fail(start, "unknown column group version")
         flags = r.u8()
-        if flags & ~GROUP_STRIPE_FRAMES:
+        if flags & ~(GROUP_STRIPE_FRAMES | GROUP_TABLES_FRAMED):
             r.fail(start + 1, "unknown column group flags")
         self.framed = bool(flags & GROUP_STRIPE_FRAMES)
         self.n = r.count(0, (1 << 32) - 1, "group element count above 2^32 - 1")
-        # Every node takes at least 5 bytes, every column 3, every stripe 2.
-        node_count = r.count(1, min(MAX_NODES, r.remaining() // 5), "group node count out of range")
-        column_count = r.count(0, min(16 * node_count, r.remaining() // 3), "group column count out of range")
+        nodes_at, node_count = r.pos, r.varint()
+        columns_at, column_count = r.pos, r.varint()
+        # Every stripe takes at least 2 bytes of the index.
         stripe_range = (1, min(self.n, r.remaining() // 2)) if self.n else (0, 0)
         stripe_count = r.count(*stripe_range, "group stripe count out of range")
+        if flags & GROUP_TABLES_FRAMED:
+            frame_at = r.pos
+            tables = _unwrap_zstd(r)
+            t = _Cursor(tables, 0, len(tables))
+            try:
+                self.read_tables(t, (nodes_at, node_count), (columns_at, column_count))
+                if t.pos != len(tables):
+                    t.fail(t.pos, "bytes after the tables")
+            except FormatError as error:  # offsets inside the frame mean nothing in the document
+                raise FormatError(frame_at, f"in the group's tables frame: {error}") from None
+        else:
+            self.read_tables(r, (nodes_at, node_count), (columns_at, column_count))
+        self.stripes = self.read_stripe_index(r, stripe_count)
+
+    def read_tables(self, r, nodes, columns):
+        """§13.2: the key, node and column tables, in place or their frame's content;
+        ``nodes`` and ``columns`` are the counts and where the header holds them."""
+        (nodes_at, node_count), (columns_at, column_count) = nodes, columns
+        # Every node takes at least 5 bytes, every column 3.
+        if not 1 <= node_count <= min(MAX_NODES, r.remaining() // 5):
+            r.fail(nodes_at, "group node count out of range")
+        if column_count > min(16 * node_count, r.remaining() // 3):
+            r.fail(columns_at, "group column count out of range")
         self.keys = self.read_keys(r)
         self.nodes = []
         for i in range(node_count):
             self.read_node(r, i)
         self.columns = self.read_columns(r, column_count)
-        self.stripes = self.read_stripe_index(r, stripe_count)
 
     def read_keys(self, r):
         """§13.2: K distinct UTF-8 keys; errors are reported at the key's length."""

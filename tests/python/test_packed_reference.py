@@ -443,9 +443,11 @@ def test_truncated_groups_fail():
 def test_bad_version_and_flags():
     group = records_group()
     check_malformed(b"\x02" + group[1:], "version")
-    check_malformed(group[:1] + b"\x02" + group[2:], "unknown column group flags")
+    check_malformed(group[:1] + b"\x04" + group[2:], "unknown column group flags")
     # Bit 0 says every stripe begins with a framing byte: this group's do not.
     check_malformed(group[:1] + b"\x01" + group[2:], "framing byte|stripe|chunk")
+    # Bit 1 says the tables are a zstd frame: these are not.
+    check_malformed(group[:1] + b"\x02" + group[2:], "zstd")
 
 
 def test_node_parent_forward_reference():

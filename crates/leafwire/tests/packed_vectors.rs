@@ -68,6 +68,10 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
     let repeated: Vec<String> = (0..200).map(|i| format!("\"{} {}\"", words[i % 4], words[(i / 4) % 4])).collect();
     // Each record names its repository in three fields: what a frame around the stripe
     // finds and per-page compression does not.
+    // Records of forty attributes: the key table is most of the group.
+    let wide: Vec<String> = (0..64)
+        .map(|i| format!("{{{}}}", (0..40).map(|k| format!("\"attribute_{k:02}_value\": {}", (i * k) % 3)).collect::<Vec<_>>().join(", ")))
+        .collect();
     let linked: Vec<String> = (0..80)
         .map(|i| {
             let repo = format!("{}/{}-{}", words[i % 4], words[(i / 4) % 4], i * 37 % 11);
@@ -87,6 +91,7 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
         ("big_integers_residual", plain, format!("[{}]", residual.join(","))),
         ("zstd_stage", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", repeated.join(","))),
         ("stripe_frames", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", linked.join(","))),
+        ("framed_tables", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", wide.join(","))),
         ("lossy_floats", PackOptions { zstd_level: None, lossy_step: Some(-8) }, format!("[{}]", (0..80).map(|i| format!("{}", i as f64 * 0.1)).collect::<Vec<_>>().join(","))),
     ]
 }
@@ -132,9 +137,9 @@ fn group_start(bytes: &[u8], pointer: &str) -> usize {
     at + 1
 }
 
-/// Offset of the framing byte of the one framed stripe (§13.4) of `bytes`: the byte 1
-/// followed by D, C and a zstd frame of C bytes (found by its magic number).
-fn stripe_frame(bytes: &[u8]) -> usize {
+/// Offset of D of the first zstd frame laid out as framed stripes and tables are (§13.2,
+/// §13.4): varint D, varint C, then a frame of C bytes, found by its magic number.
+fn first_frame(bytes: &[u8]) -> usize {
     let varint = |at: usize| -> (u64, usize) {
         let (mut v, mut i) = (0u64, 0);
         loop {
@@ -146,13 +151,13 @@ fn stripe_frame(bytes: &[u8]) -> usize {
         }
     };
     let magic = bytes.windows(4).position(|w| w == [0x28, 0xb5, 0x2f, 0xfd]).expect("a zstd frame");
-    (magic.saturating_sub(21)..magic)
+    (magic.saturating_sub(20)..magic)
         .find(|&p| {
-            let (_, d_len) = varint(p + 1);
-            let (c, c_len) = varint(p + 1 + d_len);
-            bytes[p] == 1 && p + 1 + d_len + c_len == magic && bytes.get(magic + c as usize - 1).is_some()
+            let (_, d_len) = varint(p);
+            let (c, c_len) = varint(p + d_len);
+            p + d_len + c_len == magic && bytes.get(magic + c as usize - 1).is_some()
         })
-        .expect("the frame's framing byte")
+        .expect("the frame's D")
 }
 
 struct Broken {
@@ -186,14 +191,24 @@ fn negative_vectors() -> Vec<Broken> {
     let big = base("big_integers_residual");
     let page = 8 + big[8..].windows(8).position(|w| w == b"LEAFWIRE").unwrap();
     let framed = base("stripe_frames");
-    let frame = stripe_frame(&framed);
+    // The stripe's framing byte, before its D.
+    let frame = first_frame(&framed) - 1;
+    assert_eq!(framed[frame], 1, "stripe_frames: a framed stripe");
+    let tables = base("framed_tables");
+    let tables_d = first_frame(&tables);
+    assert_eq!(tables[group_start(&tables, "") + 1] & 2, 2, "framed_tables: tables framed");
     vec![
-        Broken { name: "packed_group_flags", description: "the column group's flags have bit 1 set", bytes: patched(ints.clone(), g + 1, 2) },
+        Broken { name: "packed_group_flags", description: "the column group's flags have bit 2 set", bytes: patched(ints.clone(), g + 1, 4) },
         Broken { name: "packed_stripe_framing_byte", description: "a stripe's framing byte is 2 (neither bare nor framed)", bytes: patched(framed.clone(), frame, 2) },
         Broken { name: "packed_stripe_frame_size", description: "a stripe frame declares a D other than the size its zstd frame holds", bytes: {
             let mut b = framed.clone();
             // D's first byte, its low 7 bits changed and its continuation bit kept.
             b[frame + 1] = (b[frame + 1] & 0x80) | ((b[frame + 1] & 0x7f).wrapping_sub(1) & 0x7f);
+            b
+        } },
+        Broken { name: "packed_tables_frame_size", description: "the group's framed tables declare a D other than the size their zstd frame holds", bytes: {
+            let mut b = tables.clone();
+            b[tables_d] = (b[tables_d] & 0x80) | ((b[tables_d] & 0x7f).wrapping_sub(1) & 0x7f);
             b
         } },
         Broken { name: "packed_residual_page_not_array", description: "the residual page's document has the int 5 at its root, not the array of its values", bytes: {

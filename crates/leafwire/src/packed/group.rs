@@ -27,6 +27,8 @@ const MAX_TUPLE: u8 = 16;
 const FLAG_TUPLE: u8 = 1;
 /// Group flag bit 0: every stripe begins with its framing byte (§13.4).
 const GROUP_STRIPE_FRAMES: u8 = 1;
+/// Group flag bit 1: the key, node and column tables are one zstd frame (§13.2).
+const GROUP_TABLES_FRAMED: u8 = 2;
 /// A stripe's framing byte: its bytes follow as they are, or a zstd frame holds them.
 const STRIPE_BARE: u8 = 0;
 const STRIPE_FRAMED: u8 = 1;
@@ -133,27 +135,43 @@ pub struct PackOptions {
 pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
     let columns: Vec<(usize, Stream)> =
         s.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
-    out.push(VERSION);
-    out.push(if options.zstd_level.is_some() { GROUP_STRIPE_FRAMES } else { 0 });
-    write_varint(out, s.len as u64);
-    write_varint(out, s.nodes.len() as u64);
-    write_varint(out, columns.len() as u64);
-    write_varint(out, s.stripes() as u64);
-    write_varint(out, s.keys.len() as u64);
+    let mut tables = Vec::new();
+    write_varint(&mut tables, s.keys.len() as u64);
     for key in &s.keys {
-        write_varint(out, key.len() as u64);
-        out.extend_from_slice(key.as_bytes());
+        write_varint(&mut tables, key.len() as u64);
+        tables.extend_from_slice(key.as_bytes());
     }
     for n in &s.nodes {
-        write_node(n, out);
+        write_node(n, &mut tables);
     }
     let last = s.marks.len().saturating_sub(1);
     for &(node, stream) in &columns {
         let total = values(&s.nodes[node], stream, &Cursor::default(), &s.cursor(last, node)).len();
-        write_varint(out, node as u64);
-        out.push(stream as u8);
-        write_varint(out, total as u64);
+        write_varint(&mut tables, node as u64);
+        tables.push(stream as u8);
+        write_varint(&mut tables, total as u64);
     }
+    // With a zstd level, the tables are framed on the stripes' terms: 1/32 smaller at least
+    // (a group of many nodes names many keys; opening a group decompresses its tables).
+    let framed_tables = options
+        .zstd_level
+        .filter(|_| tables.len() <= Limits::default().max_page_bytes)
+        .and_then(|level| zstd_stage::frame(&tables, level))
+        .filter(|frame| frame.len() <= tables.len() - tables.len() / 32);
+    let mut flags = 0;
+    if options.zstd_level.is_some() {
+        flags |= GROUP_STRIPE_FRAMES;
+    }
+    if framed_tables.is_some() {
+        flags |= GROUP_TABLES_FRAMED;
+    }
+    out.push(VERSION);
+    out.push(flags);
+    write_varint(out, s.len as u64);
+    write_varint(out, s.nodes.len() as u64);
+    write_varint(out, columns.len() as u64);
+    write_varint(out, s.stripes() as u64);
+    out.extend_from_slice(framed_tables.as_deref().unwrap_or(&tables));
     // The stripes go to a buffer first: the index before them holds their offsets.
     let mut body = Vec::new();
     let mut index = Vec::new();
@@ -405,44 +423,30 @@ impl<'a> Group<'a> {
             return Err(Error::malformed(at as u64, "unknown column group version"));
         }
         let flags = r.u8()?;
-        if flags & !GROUP_STRIPE_FRAMES != 0 {
+        if flags & !(GROUP_STRIPE_FRAMES | GROUP_TABLES_FRAMED) != 0 {
             return Err(Error::malformed(at as u64 + 1, "unknown column group flags"));
         }
         let len = r.count(0, u32::MAX as usize, "group element count above 2^32 - 1")?;
-        // Every node takes at least 5 bytes, every column 3, every stripe 2, every key 1.
-        let nodes = r.count(1, MAX_NODES.min(r.remaining() / 5), "group node count out of range")?;
-        let column_count = r.count(0, (16 * nodes).min(r.remaining() / 3), "group column count out of range")?;
+        let (nodes_at, nodes) = (r.pos, r.varint()?);
+        let (columns_at, column_count) = (r.pos, r.varint()?);
+        // Every stripe takes at least 2 bytes of the index.
         let (min_stripes, max_stripes) = if len == 0 { (0, 0) } else { (1, len.min(r.remaining() / 2)) };
         let stripe_count = r.count(min_stripes, max_stripes, "group stripe count out of range")?;
-        let key_count = r.count(0, r.remaining(), "group key count out of range")?;
-        let mut template = Shredded::empty(len);
-        for _ in 0..key_count {
-            let at = r.pos;
-            let n = r.count(0, r.remaining(), "group key runs past the block")?;
-            let text =
-                std::str::from_utf8(r.take(n)?).map_err(|_| Error::malformed(at as u64, "group key is not UTF-8"))?;
-            if !template.keys.insert(text.to_owned()) {
-                return Err(Error::malformed(at as u64, "group key repeated"));
+        let (template, columns) = if flags & GROUP_TABLES_FRAMED != 0 {
+            let frame_at = r.pos;
+            let tables = zstd_stage::unwrap(&mut r, frame_at)?;
+            let mut t = Reader::new(&tables, 0, &limits);
+            let in_frame = |e: Error| {
+                Error::new(e.category(), format!("in the group's tables frame: {}", e.message())).at(frame_at as u64)
+            };
+            let read = read_tables(&mut t, len, (nodes_at, nodes), (columns_at, column_count)).map_err(in_frame)?;
+            if t.pos != tables.len() {
+                return Err(in_frame(Error::malformed(t.pos as u64, "bytes after the tables")));
             }
-        }
-        for i in 0..nodes {
-            read_node(&mut r, &mut template, i)?;
-        }
-        let expected: Vec<(usize, Stream)> =
-            template.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
-        if expected.len() != column_count {
-            return Err(Error::malformed(r.pos as u64, "column count differs from what the node table calls for"));
-        }
-        let mut columns = Vec::with_capacity(column_count);
-        for &(node, stream) in &expected {
-            let at = r.pos;
-            let (n, s) = (r.varint()?, r.u8()?);
-            if n != node as u64 || s != stream as u8 {
-                return Err(Error::malformed(at as u64, "column table out of the node table's order"));
-            }
-            let count = r.count(0, u32::MAX as usize * 16, "column count out of range")?;
-            columns.push(Column { node, stream, count });
-        }
+            read
+        } else {
+            read_tables(&mut r, len, (nodes_at, nodes), (columns_at, column_count))?
+        };
         let mut index = Vec::with_capacity(stripe_count);
         for s in 0..stripe_count {
             let at = r.pos;
@@ -914,6 +918,55 @@ impl<'a> Group<'a> {
         }
         Ok(())
     }
+}
+
+/// The key, node and column tables of a group (§13.2) from `r`, in place or the content
+/// of their frame; `nodes` and `columns` are the counts and where the header holds them.
+fn read_tables(
+    r: &mut Reader,
+    len: usize,
+    (nodes_at, nodes): (usize, u64),
+    (columns_at, column_count): (usize, u64),
+) -> Result<(Shredded, Vec<Column>)> {
+    // Every node takes at least 5 bytes, every column 3, every key 1.
+    let nodes = usize::try_from(nodes)
+        .ok()
+        .filter(|&n| (1..=MAX_NODES.min(r.remaining() / 5)).contains(&n))
+        .ok_or_else(|| Error::malformed(nodes_at as u64, "group node count out of range"))?;
+    let column_count = usize::try_from(column_count)
+        .ok()
+        .filter(|&c| c <= (16 * nodes).min(r.remaining() / 3))
+        .ok_or_else(|| Error::malformed(columns_at as u64, "group column count out of range"))?;
+    let key_count = r.count(0, r.remaining(), "group key count out of range")?;
+    let mut template = Shredded::empty(len);
+    for _ in 0..key_count {
+        let at = r.pos;
+        let n = r.count(0, r.remaining(), "group key runs past the block")?;
+        let text =
+            std::str::from_utf8(r.take(n)?).map_err(|_| Error::malformed(at as u64, "group key is not UTF-8"))?;
+        if !template.keys.insert(text.to_owned()) {
+            return Err(Error::malformed(at as u64, "group key repeated"));
+        }
+    }
+    for i in 0..nodes {
+        read_node(r, &mut template, i)?;
+    }
+    let expected: Vec<(usize, Stream)> =
+        template.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
+    if expected.len() != column_count {
+        return Err(Error::malformed(r.pos as u64, "column count differs from what the node table calls for"));
+    }
+    let mut columns = Vec::with_capacity(column_count);
+    for &(node, stream) in &expected {
+        let at = r.pos;
+        let (n, s) = (r.varint()?, r.u8()?);
+        if n != node as u64 || s != stream as u8 {
+            return Err(Error::malformed(at as u64, "column table out of the node table's order"));
+        }
+        let count = r.count(0, u32::MAX as usize * 16, "column count out of range")?;
+        columns.push(Column { node, stream, count });
+    }
+    Ok((template, columns))
 }
 
 /// The error of an unshredder's message about the elements of the stripe whose directory
