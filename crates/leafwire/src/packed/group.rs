@@ -151,13 +151,9 @@ pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>
         tables.push(stream as u8);
         write_varint(&mut tables, total as u64);
     }
-    // With a zstd level, the tables are framed on the stripes' terms: 1/32 smaller at least
-    // (a group of many nodes names many keys; opening a group decompresses its tables).
-    let framed_tables = options
-        .zstd_level
-        .filter(|_| tables.len() <= Limits::default().max_page_bytes)
-        .and_then(|level| zstd_stage::frame(&tables, level))
-        .filter(|frame| frame.len() <= tables.len() - tables.len() / 32);
+    // With a zstd level, the tables are framed on the stripes' terms (a group of many
+    // nodes names many keys; opening a group decompresses its tables).
+    let framed_tables = options.zstd_level.and_then(|level| zstd_stage::frame_if_worth(&tables, level, tables.len()));
     let mut flags = 0;
     if options.zstd_level.is_some() {
         flags |= GROUP_STRIPE_FRAMES;
@@ -281,10 +277,10 @@ fn write_framed_stripe(
     let mut plain = Vec::new();
     write_stripe(s, columns, m, &unstaged, StringPages::Plain, &mut plain)?;
     let candidates = if plain == selected { vec![selected] } else { vec![selected, plain] };
-    let staged = best.len();
-    for stripe in candidates.iter().filter(|c| c.len() <= Limits::default().max_page_bytes) {
-        if let Some(frame) = zstd_stage::frame(stripe, level) {
-            if 1 + frame.len() < best.len() && 1 + frame.len() <= staged - staged / 32 {
+    let staged = best.len() - 1;
+    for stripe in &candidates {
+        if let Some(frame) = zstd_stage::frame_if_worth(stripe, level, staged) {
+            if 1 + frame.len() < best.len() {
                 best.clear();
                 best.push(STRIPE_FRAMED);
                 best.extend_from_slice(&frame);

@@ -20,6 +20,16 @@ pub(crate) fn frame(bytes: &[u8], level: i32) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// [`frame`] of `bytes`, when it is at least 1/32 smaller than `than` bytes: the margin
+/// by which the reference encoder frames a stripe or a group's tables (§13.2, §13.4)
+/// rather than keep them readable in place.
+pub(crate) fn frame_if_worth(bytes: &[u8], level: i32, than: usize) -> Option<Vec<u8>> {
+    if bytes.len() > super::Limits::default().max_page_bytes {
+        return None;
+    }
+    frame(bytes, level).filter(|f| f.len() <= than - than / 32)
+}
+
 /// `stream` wrapped in a zstd frame at `level`, when that is smaller; else `stream`.
 pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
     match frame(&stream, level) {
