@@ -20,15 +20,27 @@ pub(crate) fn frame(bytes: &[u8], level: i32) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// [`frame`] of `bytes`, when it is at least 1/32 smaller than `than` bytes: the margin
+/// [`frame`] of `bytes`, when it is at least 1/8 smaller than `than` bytes: the margin
 /// by which the reference encoder frames a stripe or a group's tables (§13.2, §13.4)
-/// rather than keep them readable in place.
+/// rather than keep them readable in place (a frame is decompressed whole to read any
+/// column of it). Above level 3, a frame at level 3 must clear the margin first.
 pub(crate) fn frame_if_worth(bytes: &[u8], level: i32, than: usize) -> Option<Vec<u8>> {
     if bytes.len() > super::Limits::default().max_page_bytes {
         return None;
     }
-    frame(bytes, level).filter(|f| f.len() <= than - than / 32)
+    // A frame costs readers their column-by-column access, so it must gain much; at a
+    // slow level, a quick one decides first whether the slow one is worth computing.
+    let worth = |f: &Vec<u8>| f.len() <= than - than / 8;
+    let quick = level.min(QUICK_LEVEL);
+    let first = frame(bytes, quick).filter(worth)?;
+    if quick == level {
+        return Some(first);
+    }
+    frame(bytes, level).filter(worth)
 }
+
+/// The level at which [`frame_if_worth`] first tries a frame.
+const QUICK_LEVEL: i32 = 3;
 
 /// `stream` wrapped in a zstd frame at `level`, when that is smaller; else `stream`.
 pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
