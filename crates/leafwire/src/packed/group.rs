@@ -175,7 +175,7 @@ pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>
         write_varint(&mut index, s.marks[m].first as u64);
         write_varint(&mut index, body.len() as u64);
         match options.zstd_level {
-            None => write_stripe(s, &columns, m, options, StringPages::Selected, &mut body)?,
+            None => write_stripe(s, &columns, m, options, &mut body)?,
             Some(level) => write_framed_stripe(s, &columns, m, options, level, &mut body)?,
         }
     }
@@ -256,11 +256,45 @@ enum StringPages {
     Plain,
 }
 
+/// One column's chunk of a stripe: its values and their pages, encoded once, with no
+/// zstd stage yet.
+struct Chunk<'s> {
+    values: Values<'s>,
+    /// Each page's values and bytes.
+    pages: Vec<(Range<usize>, Vec<u8>)>,
+}
+
+/// The chunks of stripe `m`, every page encoded (string pages as `strings` says).
+fn encode_chunks<'s>(
+    s: &'s Shredded,
+    columns: &[(usize, Stream)],
+    m: usize,
+    options: &PackOptions,
+    strings: StringPages,
+) -> Result<Vec<Chunk<'s>>> {
+    columns
+        .iter()
+        .map(|&(node, stream)| {
+            let values = values(&s.nodes[node], stream, &s.cursor(m, node), &s.cursor(m + 1, node));
+            let n = values.len();
+            let pages = (0..n)
+                .step_by(PAGE_VALUES)
+                .map(|p| {
+                    let r = p..(p + PAGE_VALUES).min(n);
+                    Ok((r.clone(), encode_page(&values, r, options, strings)?))
+                })
+                .collect::<Result<_>>()?;
+            Ok(Chunk { values, pages })
+        })
+        .collect()
+}
+
 /// With a zstd level (§13.4, stripe frames): stripe `m` with its pages each in a zstd
 /// stage where that pays, or, when that is at least 1/8 smaller, a zstd frame of the
 /// whole stripe without stages (its string pages selected or plain, the smaller), which
 /// also finds what columns repeat of one another. The margin keeps pages apart where a
 /// frame gains little: reading one column of a framed stripe decompresses all of them.
+/// The selector runs once: the candidates differ only in stages and plain strings.
 fn write_framed_stripe(
     s: &Shredded,
     columns: &[(usize, Stream)],
@@ -269,15 +303,25 @@ fn write_framed_stripe(
     level: i32,
     out: &mut Vec<u8>,
 ) -> Result<()> {
+    let chunks = encode_chunks(s, columns, m, options, StringPages::Selected)?;
     let mut best = vec![STRIPE_BARE];
-    write_stripe(s, columns, m, options, StringPages::Selected, &mut best)?;
-    let unstaged = PackOptions { zstd_level: None, ..*options };
-    let mut selected = Vec::new();
-    write_stripe(s, columns, m, &unstaged, StringPages::Selected, &mut selected)?;
-    let mut plain = Vec::new();
-    write_stripe(s, columns, m, &unstaged, StringPages::Plain, &mut plain)?;
-    let candidates = if plain == selected { vec![selected] } else { vec![selected, plain] };
+    put_stripe(&chunks, |c, r, page| Ok(staged(&c.values, r, page, level)), &mut best)?;
     let staged = best.len() - 1;
+    let mut selected = Vec::new();
+    put_stripe(&chunks, |_, _, page| Ok(page.to_vec()), &mut selected)?;
+    let mut candidates = vec![selected];
+    if chunks.iter().any(|c| matches!(c.values, Values::Strings(_)) && c.values.len() > 0) {
+        let mut plain = Vec::new();
+        put_stripe(
+            &chunks,
+            |c, r, page| match c.values {
+                Values::Strings(_) => encode_page(&c.values, r.clone(), options, StringPages::Plain),
+                _ => Ok(page.to_vec()),
+            },
+            &mut plain,
+        )?;
+        candidates.push(plain);
+    }
     for stripe in &candidates {
         if let Some(frame) = zstd_stage::frame_if_worth(stripe, level, staged) {
             if 1 + frame.len() < best.len() {
@@ -291,49 +335,54 @@ fn write_framed_stripe(
     Ok(())
 }
 
-/// Writes stripe `m`: its chunk directory, then its chunks.
-fn write_stripe(
-    s: &Shredded,
-    columns: &[(usize, Stream)],
-    m: usize,
-    options: &PackOptions,
-    strings: StringPages,
+/// `page` (of `values[r]`) in a zstd stage at `level` where that is smaller (§13.5.4);
+/// strings take the smaller of their selected and their plain stream staged. Residual
+/// pages are documents, never staged.
+fn staged(values: &Values, r: &Range<usize>, page: &[u8], level: i32) -> Vec<u8> {
+    match values {
+        Values::Strings(v) => zstd_stage::wrap_best_strings(&v[r.clone()], page.to_vec(), level),
+        Values::Residual(_) => page.to_vec(),
+        _ => zstd_stage::wrap(page.to_vec(), level),
+    }
+}
+
+/// Writes stripe `m` without zstd: its chunk directory, then its chunks.
+fn write_stripe(s: &Shredded, columns: &[(usize, Stream)], m: usize, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
+    let chunks = encode_chunks(s, columns, m, options, StringPages::Selected)?;
+    put_stripe(&chunks, |_, _, page| Ok(page.to_vec()), out)
+}
+
+/// Writes a stripe of `chunks` (§13.4): the chunk directory, then each chunk: nothing
+/// for no values; else varint P, for P ≥ 2 the page directory, then the pages, each as
+/// `page` makes it of the encoded page.
+fn put_stripe(
+    chunks: &[Chunk],
+    page: impl Fn(&Chunk, &Range<usize>, &[u8]) -> Result<Vec<u8>>,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let mut chunks = Vec::new();
-    for &(node, stream) in columns {
-        let (a, b) = (s.cursor(m, node), s.cursor(m + 1, node));
-        let values = values(&s.nodes[node], stream, &a, &b);
-        let start = chunks.len();
-        write_chunk(&values, options, strings, &mut chunks)?;
-        write_varint(out, values.len() as u64);
-        write_varint(out, (chunks.len() - start) as u64);
-    }
-    out.extend_from_slice(&chunks);
-    Ok(())
-}
-
-/// A chunk (§13.4): nothing for no values; else varint P, and for P ≥ 2 the page
-/// directory; then the pages.
-fn write_chunk(values: &Values, options: &PackOptions, strings: StringPages, out: &mut Vec<u8>) -> Result<()> {
-    let n = values.len();
-    if n == 0 {
-        return Ok(());
-    }
-    let pages: Vec<Range<usize>> = (0..n).step_by(PAGE_VALUES).map(|p| p..(p + PAGE_VALUES).min(n)).collect();
-    let encoded = pages.iter().map(|r| write_page(values, r.clone(), options, strings)).collect::<Result<Vec<_>>>()?;
-    write_varint(out, pages.len() as u64);
-    if pages.len() > 1 {
-        for (r, page) in pages.iter().zip(&encoded) {
-            write_varint(out, r.len() as u64);
-            write_varint(out, page.len() as u64);
+    let mut body = Vec::new();
+    for c in chunks {
+        let start = body.len();
+        if !c.pages.is_empty() {
+            let pages = c.pages.iter().map(|(r, bytes)| page(c, r, bytes)).collect::<Result<Vec<_>>>()?;
+            write_varint(&mut body, pages.len() as u64);
+            if pages.len() > 1 {
+                for ((r, _), bytes) in c.pages.iter().zip(&pages) {
+                    write_varint(&mut body, r.len() as u64);
+                    write_varint(&mut body, bytes.len() as u64);
+                }
+            }
+            pages.iter().for_each(|bytes| body.extend_from_slice(bytes));
         }
+        write_varint(out, c.values.len() as u64);
+        write_varint(out, (body.len() - start) as u64);
     }
-    encoded.iter().for_each(|page| out.extend_from_slice(page));
+    out.extend_from_slice(&body);
     Ok(())
 }
 
-fn write_page(values: &Values, r: Range<usize>, options: &PackOptions, strings: StringPages) -> Result<Vec<u8>> {
+/// Page `r` of `values`, encoded by the selector (string pages plain if `strings` says).
+fn encode_page(values: &Values, r: Range<usize>, options: &PackOptions, strings: StringPages) -> Result<Vec<u8>> {
     let mut page = Vec::new();
     match values {
         Values::Ints(v) => select::write_ints(&v[r], 0, &mut page)?,
@@ -341,20 +390,11 @@ fn write_page(values: &Values, r: Range<usize>, options: &PackOptions, strings: 
         Values::Strings(v) if strings == StringPages::Plain => {
             super::string::encode_strings(&v[r], &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut page)?
         }
-        Values::Strings(v) => {
-            select::write_strings(&v[r.clone()], 0, true, &mut page)?;
-            if let Some(level) = options.zstd_level {
-                return Ok(zstd_stage::wrap_best_strings(&v[r], page, level));
-            }
-        }
-        // A residual page is one document whose root is the array of its values (§13.3):
-        // rare, so never compressed.
+        Values::Strings(v) => select::write_strings(&v[r], 0, true, &mut page)?,
+        // A residual page is one document whose root is the array of its values (§13.3).
         Values::Residual(v) => return crate::encode_with(&Value::Array(v[r].to_vec()), RESIDUAL_PAGE_DEPTH),
     }
-    Ok(match options.zstd_level {
-        Some(level) => zstd_stage::wrap(page, level),
-        None => page,
-    })
+    Ok(page)
 }
 
 // ---------------------------------------------------------------------------------------
