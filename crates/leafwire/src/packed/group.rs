@@ -435,7 +435,7 @@ impl StripeBytes<'_> {
     /// document, so the error moves to the frame.
     fn locate(&self, e: Error) -> Error {
         match self.frame {
-            Some(at) => Error::new(e.category(), format!("in a stripe frame: {}", e.message())).at(at as u64),
+            Some(at) => zstd_stage::inside(e, "a stripe frame", at),
             None => e,
         }
     }
@@ -472,9 +472,7 @@ impl<'a> Group<'a> {
             let frame_at = r.pos;
             let tables = zstd_stage::unwrap(&mut r, frame_at)?;
             let mut t = Reader::new(&tables, 0, &limits);
-            let in_frame = |e: Error| {
-                Error::new(e.category(), format!("in the group's tables frame: {}", e.message())).at(frame_at as u64)
-            };
+            let in_frame = |e: Error| zstd_stage::inside(e, "the group's tables frame", frame_at);
             let read = read_tables(&mut t, len, (nodes_at, nodes), (columns_at, column_count)).map_err(in_frame)?;
             if t.pos != tables.len() {
                 return Err(in_frame(Error::malformed(t.pos as u64, "bytes after the tables")));

@@ -74,6 +74,12 @@ pub(crate) fn wrap_best_strings<S: AsRef<str>>(values: &[S], selected: Vec<u8>, 
     }
 }
 
+/// `e`, raised inside the decompressed content of a frame (`what`) that starts at `at`:
+/// offsets there mean nothing in the document, so the error moves to the frame.
+pub(crate) fn inside(e: Error, what: &str, at: usize) -> Error {
+    Error::new(e.category(), format!("in {what}: {}", e.message())).at(at as u64)
+}
+
 /// Reads a zstd stage whose codec byte (at `at`) the caller has read, or a stripe frame
 /// past its framing byte: D, C and the frame; returns the D decoded bytes.
 pub(crate) fn unwrap(r: &mut Reader, at: usize) -> Result<Vec<u8>> {
