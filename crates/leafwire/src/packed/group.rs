@@ -17,8 +17,15 @@ const RESIDUAL_PAGE_DEPTH: usize = crate::format::DEFAULT_MAX_DEPTH + 1;
 
 /// The group layout's version byte.
 pub(crate) const VERSION: u8 = 1;
-/// The encoder cuts a chunk into pages of at most this many values.
+/// The encoder cuts a chunk into pages of at most this many values, and closes a stripe
+/// once one node holds this many of its values (§13.4)...
 pub(crate) const PAGE_VALUES: usize = 4096;
+/// ...or this many at an archival zstd level (`ARCHIVE_LEVEL` and above), the most a page
+/// may hold: zstd then sees 16 times the context (a border shared by two countries, a
+/// mesh's repeated vertex), and one element costs up to a whole page per column.
+pub(crate) const ARCHIVE_PAGE_VALUES: usize = 65_536;
+/// The zstd level from which pages and stripes take `ARCHIVE_PAGE_VALUES` values.
+pub(crate) const ARCHIVE_LEVEL: i32 = 10;
 /// A reader accepts at most this many nodes in a group.
 pub(crate) const MAX_NODES: usize = 65_536;
 /// Tuple nodes hold arrays of at most this many positions (§13.1).
@@ -122,10 +129,22 @@ pub enum PathStep {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PackOptions {
     /// Compress with zstd at this level where that is smaller: each page (§13.5.4), or
-    /// each stripe whole when that is at least 1/8 smaller (§13.4).
+    /// each stripe whole when that is at least 1/8 smaller (§13.4). From level 10
+    /// (`ARCHIVE_LEVEL`) pages hold 65,536 values instead of 4,096: smaller files, and
+    /// one element decompresses up to a whole page of each column it reads.
     pub zstd_level: Option<i32>,
     /// Quantize floats to steps of 2^t (lossy; §13.5, codec 0x14).
     pub lossy_step: Option<i8>,
+}
+
+impl PackOptions {
+    /// The most values the encoder puts in one page, and in one stripe of one node.
+    pub(crate) fn page_values(&self) -> usize {
+        match self.zstd_level {
+            Some(level) if level >= ARCHIVE_LEVEL => ARCHIVE_PAGE_VALUES,
+            _ => PAGE_VALUES,
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -277,10 +296,11 @@ fn encode_chunks<'s>(
         .map(|&(node, stream)| {
             let values = values(&s.nodes[node], stream, &s.cursor(m, node), &s.cursor(m + 1, node));
             let n = values.len();
+            let page_values = options.page_values();
             let pages = (0..n)
-                .step_by(PAGE_VALUES)
+                .step_by(page_values)
                 .map(|p| {
-                    let r = p..(p + PAGE_VALUES).min(n);
+                    let r = p..(p + page_values).min(n);
                     Ok((r.clone(), encode_page(&values, r, options, strings)?))
                 })
                 .collect::<Result<_>>()?;
@@ -342,6 +362,7 @@ fn staged(values: &Values, r: &Range<usize>, page: &[u8], level: i32) -> Vec<u8>
     match values {
         Values::Strings(v) => zstd_stage::wrap_best_strings(&v[r.clone()], page.to_vec(), level),
         Values::Residual(_) => page.to_vec(),
+        Values::Floats(v) => zstd_stage::wrap_best_floats(&v[r.clone()], page.to_vec(), level),
         _ => zstd_stage::wrap(page.to_vec(), level),
     }
 }
@@ -1104,7 +1125,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::packed::shred::shred;
+    use crate::packed::shred::{shred, shred_in};
     use crate::packed::shred::tests::{normal, value};
 
     /// Writes `elements` as a group placed after 7 bytes of something else, and reads them
@@ -1121,6 +1142,64 @@ mod tests {
             assert_eq!(normal(&g.element(i, &mut budget).unwrap()), normal(e));
         }
         (all, buf.len() - 7)
+    }
+
+    #[test]
+    fn archival_levels_cut_long_pages_that_see_distant_repeats() {
+        // A random walk of 20,000 coordinates traced three times (a border that countries
+        // share): pages of 4,096 values cannot see the repeat, pages of 65,536 can.
+        let (mut x, mut seed) = (0i64, 0x9E37_79B9_7F4A_7C15u64);
+        let walk: Vec<f64> = (0..20_000)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                x += (seed % 2001) as i64 - 1000;
+                x as f64 / 1e6 + 0.1
+            })
+            .collect();
+        let elements: Vec<Value> = walk.iter().cycle().take(60_000).map(|&v| Value::F64(v)).collect();
+        let size_at = |level: i32| {
+            let options = PackOptions { zstd_level: Some(level), lossy_step: None };
+            assert_eq!(options.page_values(), if level >= ARCHIVE_LEVEL { ARCHIVE_PAGE_VALUES } else { PAGE_VALUES });
+            let s = shred_in(&elements, options.page_values()).unwrap();
+            let mut buf = Vec::new();
+            write_group(&s, &options, &mut buf).unwrap();
+            let g = Group::open(&buf, 0..buf.len()).unwrap();
+            let mut budget = u64::MAX;
+            assert_eq!(g.elements(&mut budget).unwrap(), elements);
+            for i in [0, 4_095, 4_096, 20_000, 59_999] {
+                assert_eq!(g.element(i, &mut budget).unwrap(), elements[i]);
+            }
+            buf.len()
+        };
+        let (quick, archival) = (size_at(ARCHIVE_LEVEL - 1), size_at(ARCHIVE_LEVEL));
+        assert!(archival * 2 < quick, "{archival} B at level 10, {quick} B at level 9");
+    }
+
+    #[test]
+    fn float_pages_under_zstd_take_the_byte_aligned_stream_where_it_is_smaller() {
+        // 2,047 decimals repeated: bit-packed deltas repeat at no byte boundary, plain ones do.
+        let (mut x, mut seed) = (0i64, 7u64);
+        let values: Vec<f64> = (0..4096)
+            .map(|j| {
+                if j % 2047 == 0 {
+                    (x, seed) = (0, 7);
+                }
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                x += (seed >> 40) as i64 % 100_001 - 50_000;
+                x as f64 / 1e9 - 69.5
+            })
+            .collect();
+        let mut selected = Vec::new();
+        select::write_floats(&values, None, &mut selected).unwrap();
+        for level in [3, 19] {
+            let best = zstd_stage::wrap_best_floats(&values, selected.clone(), level);
+            assert!(best.len() * 10 < zstd_stage::wrap(selected.clone(), level).len() * 9, "level {level}");
+            let lim = Limits::default();
+            let back = super::super::decode_page(&best, 0, best.len(), values.len(), super::super::PageKind::Floats, &lim);
+            assert_eq!(back.unwrap(), super::super::PageValues::Floats(values.clone()));
+        }
     }
 
     proptest! {

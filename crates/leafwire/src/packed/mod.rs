@@ -38,7 +38,7 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    let Some(s) = shred::shred(elements) else {
+    let Some(s) = shred::shred_in(elements, options.page_values()) else {
         return Ok(None);
     };
     let mut out = Vec::new();

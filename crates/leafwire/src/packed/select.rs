@@ -139,6 +139,25 @@ fn distinct_at_most(values: &[i64], cap: usize) -> bool {
     true
 }
 
+/// The float stream of `values` to put under a zstd stage beside the selector's: decimal
+/// + residual with its deltas and residuals in plain little-endian integers, at the e
+/// whose deltas and residuals need the fewest significant bytes on the sample. Bit-packed
+/// streams hide from zstd what repeats in them (a border traced by two countries); whole
+/// bytes keep it visible, and zstd removes the zero high bytes itself.
+pub(crate) fn write_floats_byte_aligned(values: &[f64], out: &mut Vec<u8>) -> Result<()> {
+    let s = sample(values);
+    let bytes = |u: u64| bitlen(u).div_ceil(8) as u64;
+    let e = (0..=18u8)
+        .min_by_key(|&e| {
+            let (ints, res) = split_residual(&s, e);
+            let deltas: u64 = ints.windows(2).map(|p| bytes(zigzag(p[1].wrapping_sub(p[0])))).sum();
+            deltas + res.iter().map(|&r| bytes(zigzag(r))).sum::<u64>()
+        })
+        .unwrap_or(0);
+    let c = FloatCodec::DecimalResidual { e, ints: IntCodec::delta(IntCodec::Plain), residuals: IntCodec::Plain };
+    encode_floats_at(values, &c, 0, out)
+}
+
 /// Writes `values` as one float stream chosen by the selector. With `lossy_step` = Some(t)
 /// the page is quantized to steps of 2^t when every value can be (else it is lossless).
 pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec<u8>) -> Result<()> {

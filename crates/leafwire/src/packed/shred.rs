@@ -17,9 +17,8 @@ use crate::value::{IntMap, Map, Value};
 pub(crate) const MAX_SHRED_DEPTH: usize = 32;
 /// A group that needs more nodes than this is not packed (it stays ordinary containers).
 pub(crate) const MAX_GROUP_NODES: usize = 4096;
-/// A stripe closes once one node holds this many of its values (§4.3)...
-pub(crate) const STRIPE_VALUES: usize = 4096;
-/// ...or it holds this many elements.
+/// A stripe closes once one node holds `stripe_values` of its values (§4.3, the encoder's
+/// page size: `PackOptions::page_values`), or it holds this many elements.
 pub(crate) const STRIPE_ELEMENTS: usize = 65_536;
 /// An object node with more distinct keys than this is keyed (§3.5).
 const KEYED_MIN_KEYS: usize = 64;
@@ -208,27 +207,34 @@ struct Decisions {
     tuples: FxHashMap<Vec<Role>, u8>,
 }
 
-/// Shreds `elements`; `None` if the group would need more than `MAX_GROUP_NODES` nodes.
-pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
-    let first = walk(elements, &Decisions::default())?;
+/// Shreds `elements` in stripes of at most `stripe_values` values per node; `None` if the
+/// group would need more than `MAX_GROUP_NODES` nodes.
+pub(crate) fn shred_in(elements: &[Value], stripe_values: usize) -> Option<Shredded> {
+    let first = walk(elements, &Decisions::default(), stripe_values)?;
     let mut decisions = Decisions::default();
     decide_keyed(&first, &mut decisions);
-    let second = if decisions.keyed.is_empty() { first } else { walk(elements, &decisions)? };
+    let second = if decisions.keyed.is_empty() { first } else { walk(elements, &decisions, stripe_values)? };
     decide_tuples(&second, &mut decisions);
     if decisions.tuples.is_empty() {
         return Some(second);
     }
-    walk(elements, &decisions)
+    walk(elements, &decisions, stripe_values)
 }
 
-fn walk(elements: &[Value], decisions: &Decisions) -> Option<Shredded> {
+/// Shreds `elements` in the default stripes (`PAGE_VALUES` values per node).
+#[cfg(test)]
+pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
+    shred_in(elements, super::group::PAGE_VALUES)
+}
+
+fn walk(elements: &[Value], decisions: &Decisions, stripe_values: usize) -> Option<Shredded> {
     let mut s = Shredded::empty(elements.len());
     let mut walker = Walker { s: &mut s, decisions, path: Vec::new(), most_in_stripe: 0 };
     let mut first = 0;
     walker.s.marks.push(Mark::default());
     for (i, e) in elements.iter().enumerate() {
         walker.value(0, e)?;
-        let full = walker.most_in_stripe >= STRIPE_VALUES || i + 1 - first >= STRIPE_ELEMENTS;
+        let full = walker.most_in_stripe >= stripe_values || i + 1 - first >= STRIPE_ELEMENTS;
         if full && i + 1 < elements.len() {
             first = i + 1;
             walker.mark(first);
