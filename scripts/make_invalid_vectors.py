@@ -271,8 +271,8 @@ def header_vectors():
            patched(good, 16, record(112, ARRAY, end + 1)))
     vector("header_end_below_112", rule, "Malformed", 16, "record A says end = 111",
            patched(good, 16, record(112, ARRAY, 111)))
-    vector("header_unknown_root_tag", rule, "Malformed", 16, "the root tag is 0x10 (reserved)",
-           patched(good, 16, record(112, 0x10, end)))
+    vector("header_unknown_root_tag", rule, "Malformed", 16, "the root tag is 0x11 (reserved)",
+           patched(good, 16, record(112, 0x11, end)))
     vector("header_unknown_record_flag", rule, "Unsupported", 57,
            "record A's flags byte (41) has bit 1 set, which no version defines",
            patched(good, 16, record(112, ARRAY, end, flags=2)),
@@ -322,7 +322,7 @@ def width_vectors():
         vector(name, rule, "Malformed", 112, description, document(body, ARRAY), decode=decode, reference=reference)
 
     rule = "§9.3 tags are known"
-    one("unknown_child_tag", rule, "child 0 of the root array has tag 0x10", [(0x10, 0)])
+    one("unknown_child_tag", rule, "child 0 of the root array has tag 0x11", [(0x11, 0)])
     rule = "§9.3 the layout byte (§4)"
     one("container_reserved_layout_bits", rule, "the root array's layout byte has bit 6 set", layout=0x40)
     one("array_key_width", rule, "the root array's layout byte says key width 2 (arrays have none)", layout=0x04)

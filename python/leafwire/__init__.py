@@ -89,10 +89,13 @@ else:
         that readers need not trust such shapes.
 
         ``packed=True`` writes packed mode (spec §13): every list or array of 64 numbers
-        or more (records included) is shredded into compressed columns, several times
-        smaller and still readable by element; ``loads`` and ``open`` read it like any
-        document (``open`` unpacks it in memory first). ``zstd`` (a level, 1-22) compresses
-        each page, or each stripe of records whole, with zstd where it pays; ``lossy_float_step`` (T) stores floats
+        or more (records included), and every dict of 32 entries or more whose values
+        hold 64 numbers or strings (keys that are data: records by id), is shredded into
+        compressed columns, several times smaller and still readable by element;
+        ``loads`` and ``open`` read it like any document (``open`` unpacks it in memory
+        first). ``zstd`` (a level, 1-22) compresses each page, or each stripe of records
+        whole, with zstd where it pays (from level 10 with pages of 65,536 values:
+        smaller, slower to read one element); ``lossy_float_step`` (T) stores floats
         rounded to multiples of 2**T (lossy, by request only).
         """
         return _leafwire.dumps(obj, default=default, max_depth=max_depth, packed=packed, zstd=zstd,

@@ -62,6 +62,28 @@ def read_group(buf, start, end):
     return _Group(bytes(buf), start, end).elements()
 
 
+def read_object(buf, start, end, at):
+    """§13.7: the object (a dict) of the packed object whose column group is in
+    ``buf[start:end]``: its elements are the entries [key, value], the root a tuple node
+    of two positions holding arrays only, position 0 strings only; keys distinct. ``at``
+    is the packed block's offset, where errors of the object's shape are reported."""
+    group = _Group(bytes(buf), start, end)
+    root = group.nodes[0]
+    if group.n == 0:
+        raise FormatError(at, "packed object without entries")
+    if root.tuple != 2 or root.kinds != 1 << ARRAY:
+        raise FormatError(at, "packed object whose root is not a tuple node of two positions")
+    keys = root.children.get((POSITION, 0))
+    if keys is None or group.nodes[keys].kinds != 1 << STRING:
+        raise FormatError(at, "packed object with a key that is not a string")
+    out = {}
+    for key, value in group.elements():
+        if key in out:
+            raise FormatError(at, f"packed object repeats the key {key!r}")
+        out[key] = value
+    return out
+
+
 # -- shared definitions (§13.5) ----------------------------------------------------------
 
 def _wrap(x):

@@ -16,8 +16,8 @@ budget keeps hostile input from hanging it: a document cannot yield more values,
 array elements and empty rows of empty typed arrays than it has bytes (only a cyclic or
 shared subtree runs into it before the tree check at the end).
 
-Packed arrays (tag 0x0E, feature bit 0, spec §13) are read by packed.py beside this
-file, imported on the first packed array met (zstandard is needed only for pages with a
+Packed arrays and objects (tags 0x0E and 0x10, feature bit 0, spec §13) are read by
+packed.py beside this file, imported on the first packed value met (zstandard is needed only for pages with a
 zstd stage).
 
 Tables (tag 0x0F, spec §15) are read with every rule of §15.1 checked (bounds against
@@ -53,7 +53,7 @@ RECORD_OFFSETS = (16, 64)  # root records A and B, 48 bytes each
 MAX_DEPTH = 128  # §10: nesting depth of containers
 
 # §3.1 type tags.
-NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED, PACKED, TABLE = range(16)
+NULL, FALSE, TRUE, INT, UINT, F64, F32, STRING, BYTES, BIGNUM, ARRAY, OBJECT, INTMAP, TYPED, PACKED, TABLE, PACKED_OBJECT = range(17)
 
 # §2.1 feature flags: bit 0 packed arrays (§13); bit 1 page checksums (§2.3), which this
 # reader does not check.
@@ -239,9 +239,9 @@ class _Reader:
         self.budget -= 1
         if self.budget < 0:
             raise FormatError(at, "more values than bytes: shared or cyclic subtree")
-        if tag == PACKED and not self.packed:  # 0x0E is a known tag only with feature bit 0
-            raise FormatError(at, "unknown tag 0x0e (a packed array needs feature bit 0)")
-        if STRING <= tag <= TABLE and payload < HEADER_SIZE:
+        if tag in (PACKED, PACKED_OBJECT) and not self.packed:  # known tags only with feature bit 0
+            raise FormatError(at, f"unknown tag 0x{tag:02x} (a packed value needs feature bit 0)")
+        if STRING <= tag <= PACKED_OBJECT and payload < HEADER_SIZE:
             raise FormatError(at, f"block offset {payload} inside the header")
         if tag == NULL:
             return None
@@ -263,8 +263,8 @@ class _Reader:
             return self.container(tag, payload, depth + 1)
         if tag == TYPED:
             return self.typed(payload)
-        if tag == PACKED:
-            return self.packed_array(payload, depth + 1)
+        if tag in (PACKED, PACKED_OBJECT):
+            return self.packed_value(tag, payload, depth + 1)
         if tag == TABLE:
             return self.table(payload)
         raise FormatError(at, f"unknown tag 0x{tag:02x}")
@@ -331,18 +331,23 @@ class _Reader:
             raise FormatError(p, "the same key twice in one container")
         return result
 
-    def packed_array(self, p, depth):
-        """§13: a packed block (varint L, then L bytes of one column group) -> list. For
-        the nesting limit it is the array it stands for (§9.12): a container at `depth`,
-        holding its elements' lists and dicts."""
+    def packed_value(self, tag, p, depth):
+        """§13: a packed block (varint L, then L bytes of one column group) -> list, or
+        dict for a packed object (§13.7). For the nesting limit it is the container it
+        stands for (§9.12): at `depth`, holding its values' lists and dicts."""
         q, length = self.length_prefixed(p)
         if q + length > len(self.doc):
             raise FormatError(p, f"packed block of {length} bytes runs past the end of the document")
         self.packed_blocks += 1
-        elements = _packed_module().read_group(self.doc, q, q + length)
-        if depth + _nesting(elements) - 1 > self.max_depth:
-            raise FormatError(p, f"nesting deeper than {self.max_depth} inside a packed array")
-        return elements
+        module = _packed_module()
+        if tag == PACKED_OBJECT:
+            value = module.read_object(self.doc, q, q + length, p)
+        else:
+            value = module.read_group(self.doc, q, q + length)
+        if depth + _nesting(value) - 1 > self.max_depth:
+            what = "object" if tag == PACKED_OBJECT else "array"
+            raise FormatError(p, f"nesting deeper than {self.max_depth} inside a packed {what}")
+        return value
 
     def typed(self, p):
         """§5.2: an N-dimensional typed array -> nested lists."""

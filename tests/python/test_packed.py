@@ -37,6 +37,23 @@ def test_packed_documents_read_back_as_the_value():
     leafwire.validate(packed)
 
 
+def test_dicts_of_records_by_key_pack_as_objects():
+    # Records by id (spec §13.7): the dict becomes the packed group of its entries.
+    obj = {"version": 3, "users": {f"user-{i}": {"id": i, "name": f"name {i}", "tags": ["a", "b"][: i % 3]}
+                                   for i in range(200)}}
+    plain = leafwire.dumps(obj)
+    packed = leafwire.dumps(obj, packed=True)
+    assert len(packed) * 2 < len(plain)
+    assert leafwire.loads(packed, arrays="list") == obj
+    assert list(leafwire.loads(packed)["users"]) == [f"user-{i}" for i in range(200)]
+    assert leafwire.to_json(packed) == leafwire.to_json(plain)
+    doc = leafwire.open(packed)
+    assert doc["users"]["user-42"]["name"] == "name 42"
+    leafwire.validate(packed)
+    from leafwire import reference
+    assert reference.loads(packed) == obj
+
+
 def test_open_reads_a_packed_document():
     obj = records()
     doc = leafwire.open(leafwire.dumps(obj, packed=True))

@@ -61,6 +61,14 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
         NodeDeserializer { node, depth_left: DEFAULT_MAX_DEPTH, ctx }
     }
 
+    /// A packed object (spec §13.7), decoded: its entries come from columns, as owned
+    /// values (only `from_slice_owned` lets a packed document here).
+    #[inline(never)]
+    fn packed_object(&self) -> Result<crate::Value> {
+        let depth_left = self.nested()?;
+        crate::packed::decode_block_typed(self.node.buf(), tag::PACKED_OBJECT, self.node.payload(), depth_left)
+    }
+
     fn nested(&self) -> Result<usize> {
         self.depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(DEFAULT_MAX_DEPTH).at(self.node.offset()))
     }
@@ -90,6 +98,9 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             // from their columns (owned strings), with the packed block's own budget.
             self.nested()?;
             return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
+        }
+        if node.tag() == tag::PACKED_OBJECT {
+            return de::Deserializer::deserialize_any(self.packed_object()?, visitor);
         }
         if node.kind() == Kind::String {
             // The most common field: its block is found once for the budget and the text.
@@ -195,6 +206,9 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     ) -> Result<V::Value> {
         match self.node.kind() {
             Kind::String => visitor.visit_enum(self.node.as_str()?.into_deserializer()),
+            Kind::Object if self.node.tag() == tag::PACKED_OBJECT => {
+                de::Deserializer::deserialize_enum(self.packed_object()?, "", &[], visitor)
+            }
             Kind::Object => {
                 let mut entries = self.node.entries()?;
                 let (Some(first), None) = (entries.next(), entries.next()) else {

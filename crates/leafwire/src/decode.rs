@@ -145,9 +145,9 @@ impl<'a> Walk<'a, '_> {
                 self.budget.charge(Budget::block_cost(t.body().len()), payload)?;
                 T::table(t)?
             }
-            tag::PACKED => {
+            tag::PACKED | tag::PACKED_OBJECT => {
                 self.budget.charge(1, payload)?;
-                T::packed(crate::packed::decode_block_typed(self.buf(), payload, depth_left)?, payload)?
+                T::packed(crate::packed::decode_block_typed(self.buf(), t, payload, depth_left)?, payload)?
             }
             _ => {
                 self.budget.charge(1, payload)?;

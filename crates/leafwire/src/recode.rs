@@ -78,11 +78,11 @@ fn push_node(b: &mut Builder, key: u64, node: &Node<'_>, budget: &Budget, visits
             b.push_typed(key, t.element_type(), shape, t.bytes(), mask.as_deref())
         }
         Kind::Table => b.push_table(key, node.table()?.to_table()?),
-        // A packed array comes out ordinary: its elements decoded, laid out as an array,
+        // A packed array or object comes out ordinary: decoded, laid out as a container,
         // and recoded like any other (so `compact --unpacked` is this walk).
-        Kind::Array if node.is_packed() => {
-            let elements = crate::packed::decode_block(node.buf(), node.offset()).map_err(at)?;
-            let doc = encode_as_json_would(&Value::Array(elements), b.max_depth)?;
+        Kind::Array | Kind::Object if node.is_packed() => {
+            let value = crate::packed::decode_packed(node.buf(), node.tag(), node.offset()).map_err(at)?;
+            let doc = encode_as_json_would(&value, b.max_depth)?;
             let root = Document::open(&doc)?.root();
             push_node(b, key, &root, &Budget::for_document(doc.len()), visits)
         }

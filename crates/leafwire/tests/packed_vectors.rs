@@ -80,8 +80,16 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
             )
         })
         .collect();
+    // An object whose keys are data (§13.7): users by name.
+    let users: Vec<String> = (0..40)
+        .map(|i| format!(r#""user_{i:02}": {{"id": {}, "admin": {}, "groups": [{}]}}"#, 1000 + i, i % 9 == 0, (0..i % 3).map(|g| format!("\"g{g}\"")).collect::<Vec<_>>().join(", ")))
+        .collect();
+    // Entries as a packed array would hold them: [key, value] pairs, a key repeated.
+    let pairs_dup: Vec<String> = (0..64).map(|i| format!(r#"["k{}", {i}]"#, i % 63)).collect();
     vec![
         ("records", plain, records(60)),
+        ("packed_object", plain, format!("{{{}}}", users.join(", "))),
+        ("entry_pairs", plain, format!("[{}]", pairs_dup.join(","))),
         ("ints_root", plain, format!("[{}]", ints.join(","))),
         ("float_pairs", plain, format!("{{\"pairs\": [{}]}}", pairs.join(","))),
         ("ragged_arrays", plain, format!("[{}]", ragged.join(","))),
@@ -197,7 +205,20 @@ fn negative_vectors() -> Vec<Broken> {
     let tables = base("framed_tables");
     let tables_d = first_frame(&tables);
     assert_eq!(tables[group_start(&tables, "") + 1] & 2, 2, "framed_tables: tables framed");
+    // The root slot's tag byte (root record A at 16, its tag at +40, the record's CRC of
+    // bytes 0..44 at +44, spec §2.2), changed to 0x10 (packed object).
+    let as_object = |mut b: Vec<u8>| {
+        assert_eq!(b[56], 0x0E, "a packed array at the root");
+        b[56] = 0x10;
+        let crc = crc32(&b[16..60]);
+        b[60..64].copy_from_slice(&crc.to_le_bytes());
+        b
+    };
+    let numeric_pairs = encode_packed(&parse(format!("[{}]", (0..40).map(|i| format!("[{i}, {}]", i * 3)).collect::<Vec<_>>().join(",")).as_bytes()).unwrap(), &PackOptions::default()).unwrap();
     vec![
+        Broken { name: "packed_object_not_entries", description: "a packed object (tag 0x10) whose group is an array of integers, not of [key, value] entries", bytes: as_object(ints.clone()) },
+        Broken { name: "packed_object_key_not_string", description: "a packed object whose entries are [int, int] pairs: its keys are not strings", bytes: as_object(numeric_pairs) },
+        Broken { name: "packed_object_repeated_key", description: "a packed object whose entries repeat the key \"k0\"", bytes: as_object(base("entry_pairs")) },
         Broken { name: "packed_group_flags", description: "the column group's flags have bit 2 set", bytes: patched(ints.clone(), g + 1, 4) },
         Broken { name: "packed_stripe_framing_byte", description: "a stripe's framing byte is 2 (neither bare nor framed)", bytes: patched(framed.clone(), frame, 2) },
         Broken { name: "packed_stripe_frame_size", description: "a stripe frame declares a D other than the size its zstd frame holds", bytes: {
@@ -266,7 +287,7 @@ fn negative_vectors_are_rejected_where_they_say() {
         assert!(leafwire::decode(&v.bytes).is_err(), "{}: decode accepted it", v.name);
         let offset = err.offset().unwrap_or_else(|| panic!("{}: no offset in {err}", v.name));
         let meta = serde_json::json!({
-            "rule": "§13 packed arrays",
+            "rule": if v.name.starts_with("packed_object") { "§13.7 packed objects" } else { "§13 packed arrays" },
             "category": category,
             "offset": offset,
             "description": v.description,

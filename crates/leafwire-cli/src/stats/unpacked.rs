@@ -141,24 +141,26 @@ impl<'a> Walker<'a> {
         Ok(())
     }
 
-    /// A packed array (spec §13): its columns by path, and what is left of its block
-    /// (tables, directories) as its own structure.
+    /// A packed array or object (spec §13): its columns by path, and what is left of its
+    /// block (tables, directories) as its own structure. A packed object's values are at
+    /// `path{}`; its keys are structure, as the keys of keyed objects are.
     fn packed(&mut self, path: PathId, node: Node<'a>, bytes: u64) -> Result<()> {
         self.stats.add_section("data (packed)", bytes);
+        let object = node.kind() == Kind::Object;
         let mut columns_bytes = 0;
         for (steps, column) in node.packed_columns()? {
-            let mut at = self.stats.child(path, Step::Item);
+            let mut at = if object { path } else { self.stats.child(path, Step::Item) };
             for step in &steps {
-                at = self.stats.child(
-                    at,
-                    match step {
-                        PathStep::Key(k) => Step::Key(k),
-                        PathStep::Item => Step::Item,
-                        PathStep::Entry => Step::Entry,
-                    },
-                );
+                at = match step {
+                    PathStep::Key(k) => self.stats.child(at, Step::Key(k)),
+                    PathStep::Item => self.stats.child(at, Step::Item),
+                    PathStep::Entry => self.stats.child(at, Step::Entry),
+                    PathStep::EntryKey => at,
+                };
             }
+            let keys = matches!(steps.first(), Some(PathStep::EntryKey));
             let kind = match column.stream {
+                _ if keys => ValueKind::PackedStructure,
                 Stream::Bool => ValueKind::Bool,
                 Stream::Int => ValueKind::Int,
                 Stream::Float => ValueKind::F64,

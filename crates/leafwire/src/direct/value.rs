@@ -87,11 +87,22 @@ impl<'a> Planner<'a> {
         Ok(doc)
     }
 
-    /// `elements` as a packed array, when packing is asked for and pays.
+    /// `v` as a packed array or object, when packing is asked for and pays.
     #[inline(never)]
     fn try_pack(&mut self, v: &Value) -> Result<Option<(u8, u64, u8)>> {
         let Some(options) = self.pack else { return Ok(None) };
-        let block = match v {
+        let (t, block) = match v {
+            Value::Object(map) => (tag::PACKED_OBJECT, packed::entries::pack_object(map, options)?),
+            _ => (tag::PACKED, self.pack_array(v, options)?),
+        };
+        let Some(block) = block else { return Ok(None) };
+        self.levels.add_block(block.len());
+        self.packed.push(block);
+        Ok(Some((t, (self.packed.len() - 1) as u64, POINTER)))
+    }
+
+    fn pack_array(&self, v: &Value, options: &PackOptions) -> Result<Option<Vec<u8>>> {
+        Ok(match v {
             Value::Array(items) => packed::pack(items, options)?,
             Value::Typed(t) if t.len() >= packed::MIN_GROUP_LEAVES && packed::shred::retyped_as_is(t) => {
                 match t.to_nested() {
@@ -100,11 +111,7 @@ impl<'a> Planner<'a> {
                 }
             }
             _ => None,
-        };
-        let Some(block) = block else { return Ok(None) };
-        self.levels.add_block(block.len());
-        self.packed.push(block);
-        Ok(Some((tag::PACKED, (self.packed.len() - 1) as u64, POINTER)))
+        })
     }
 
     /// Records `v` (the root at depth 0, or a child of a container at depth `depth` − 1):
@@ -130,6 +137,12 @@ impl<'a> Planner<'a> {
                     ));
                 }
                 self.block(tag::BIGNUM, s.as_bytes())
+            }
+            Value::Object(m) if self.pack.is_some() && m.len() >= packed::entries::MIN_OBJECT_ENTRIES => {
+                match self.try_pack(v)? {
+                    Some(slot) => slot,
+                    None => self.container(v, depth)?,
+                }
             }
             Value::Array(_) | Value::Typed(_) if self.pack.is_some() => match self.try_pack(v)? {
                 Some(slot) => slot,
@@ -224,7 +237,7 @@ struct Blocks<'p, 'a> {
 
 impl Source for Blocks<'_, '_> {
     fn content(&self, child: &Child) -> &[u8] {
-        if child.tag == tag::PACKED {
+        if tag::is_packed(child.tag) {
             return &self.packed[child.value as usize];
         }
         self.blocks[child.value as usize]

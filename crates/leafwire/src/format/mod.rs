@@ -30,7 +30,7 @@ pub const HEADER_LEN: usize = 112;
 pub const RECORD_A: usize = 16;
 pub const RECORD_B: usize = 64;
 pub const RECORD_LEN: usize = 48;
-/// Feature bit 0: the document holds packed arrays (tag 0x0E, spec §13).
+/// Feature bit 0: the document holds packed arrays or objects (tags 0x0E and 0x10, spec §13).
 pub const FLAG_PACKED: u16 = 1;
 /// Feature flags this reader understands: packed arrays (§13) and page checksums (§2.3).
 pub const KNOWN_FLAGS: u16 = FLAG_PACKED | integrity::FLAG;
@@ -60,7 +60,15 @@ pub mod tag {
     pub const PACKED: u8 = 0x0E;
     /// A table: the offset of a table block of named, equally long columns (spec §15).
     pub const TABLE: u8 = 0x0F;
-    pub const LAST: u8 = TABLE;
+    /// A packed object: the offset of a packed block holding its entries (spec §13.7).
+    pub const PACKED_OBJECT: u8 = 0x10;
+    pub const LAST: u8 = PACKED_OBJECT;
+
+    /// Whether the tag is a packed array or object (its values live in a column group).
+    #[inline]
+    pub fn is_packed(t: u8) -> bool {
+        t == PACKED || t == PACKED_OBJECT
+    }
 
     /// Whether the payload of this tag is an offset to a block.
     #[inline]
@@ -72,7 +80,7 @@ pub mod tag {
     /// than of a container.
     #[inline(always)]
     pub fn is_data(t: u8) -> bool {
-        matches!(t, STRING | BYTES | BIGNUM | TYPED | PACKED | TABLE)
+        matches!(t, STRING | BYTES | BIGNUM | TYPED | PACKED | TABLE | PACKED_OBJECT)
     }
 
     /// Whether a child with tag `t` may sit in a slot of `width` bytes (spec §3.2): the tag

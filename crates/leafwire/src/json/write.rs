@@ -175,20 +175,20 @@ impl<'a, W: Write> JsonWriter<'a, '_, W> {
                 self.budget.charge(Budget::typed_header_cost(&header), payload)?;
                 self.typed(&header, 0, 0)?;
             }
-            tag::PACKED => self.packed(payload, depth_left)?,
+            tag::PACKED | tag::PACKED_OBJECT => self.packed(t, payload, depth_left)?,
             tag::TABLE => self.table(payload)?,
             _ => self.container(t, payload, depth_left)?,
         }
         Ok(())
     }
 
-    /// A packed array: its elements decoded, laid out as an ordinary array and written by
+    /// A packed array or object: decoded, laid out as an ordinary container and written by
     /// this same writer, so that every value has one JSON form (NaN an error, as here).
     #[inline(never)]
-    fn packed(&mut self, payload: u64, depth_left: usize) -> Result<()> {
+    fn packed(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<()> {
         self.budget.charge(1, payload)?;
-        let array = crate::Value::Array(crate::packed::decode_block(self.buf(), payload)?);
-        let doc = crate::encode_with(&array, depth_left.max(1))?;
+        let value = crate::packed::decode_packed(self.buf(), t, payload)?;
+        let doc = crate::encode_with(&value, depth_left.max(1))?;
         let root = crate::Document::open(&doc)?.root();
         // Through the non-generic entry point: a writer generic over its sink calling
         // itself would instantiate without end.

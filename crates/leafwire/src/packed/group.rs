@@ -121,8 +121,10 @@ pub enum PathStep {
     Key(String),
     /// Any element (or tuple position) of an array.
     Item,
-    /// Any value of an intmap or keyed object.
+    /// Any value of an intmap or keyed object (or of a packed object, §13.7).
     Entry,
+    /// The keys of a packed object (§13.7).
+    EntryKey,
 }
 
 /// How pages are encoded.
@@ -532,6 +534,11 @@ impl<'a> Group<'a> {
     /// The element count.
     pub fn len(&self) -> usize {
         self.template.len
+    }
+
+    /// Node `i` of the node table (no values).
+    pub(crate) fn node(&self, i: usize) -> &Node {
+        &self.template.nodes[i]
     }
 
     /// Every element, stripe after stripe; each value built is charged to `budget`.

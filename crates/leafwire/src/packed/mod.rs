@@ -7,6 +7,7 @@
 
 pub(crate) mod bits;
 pub(crate) mod de;
+pub(crate) mod entries;
 pub(crate) mod float;
 pub(crate) mod fuzz;
 pub(crate) mod group;
@@ -38,13 +39,18 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    let Some(s) = shred::shred_in(elements, options.page_values()) else {
+    write_block(shred::shred_in(elements, options.page_values()), options)
+}
+
+/// The group block of `s` (`None`: the shredder declined), unless it decodes to more than
+/// a reader's default budget for its size (a long run of nulls, say): then the value stays
+/// ordinary, since every packed document must read back.
+fn write_block(s: Option<shred::Shredded>, options: &PackOptions) -> Result<Option<Vec<u8>>> {
+    let Some(s) = s else {
         return Ok(None);
     };
     let mut out = Vec::new();
     group::write_group(&s, options, &mut out)?;
-    // A group that decodes to more than a reader's default budget for its size (a long
-    // run of nulls, say) stays ordinary: every packed document must read back.
     if s.decode_cost() > decode_budget(out.len()) {
         return Ok(None);
     }
@@ -122,11 +128,21 @@ pub(crate) fn decode_block(buf: &[u8], payload: u64) -> Result<Vec<Value>> {
     open_block(buf, payload)?.elements(&mut budget)
 }
 
-/// The packed array at `payload` as a decoded document gives it (spec §13): its arrays of
-/// numbers typed as JSON conversion types them (§11), so an array of numbers only is one
-/// typed array.
-pub(crate) fn decode_block_typed(buf: &[u8], payload: u64, max_depth: usize) -> Result<Value> {
-    as_decoded(Value::Array(decode_block(buf, payload)?), max_depth, payload)
+/// The packed array (tag 0x0E) or object (tag 0x10, §13.7) at `payload`, as the shredder
+/// stored its values (arrays of numbers as arrays).
+pub(crate) fn decode_packed(buf: &[u8], t: u8, payload: u64) -> Result<Value> {
+    if t == crate::format::tag::PACKED_OBJECT {
+        entries::decode_object(buf, payload)
+    } else {
+        Ok(Value::Array(decode_block(buf, payload)?))
+    }
+}
+
+/// The packed array or object at `payload` as a decoded document gives it (spec §13): its
+/// arrays of numbers typed as JSON conversion types them (§11), so an array of numbers
+/// only is one typed array.
+pub(crate) fn decode_block_typed(buf: &[u8], t: u8, payload: u64, max_depth: usize) -> Result<Value> {
+    as_decoded(decode_packed(buf, t, payload)?, max_depth, payload)
 }
 
 /// A value from a group's columns with its arrays of numbers typed as §11 types them.

@@ -139,9 +139,9 @@ fn distinct_at_most(values: &[i64], cap: usize) -> bool {
     true
 }
 
-/// The float stream of `values` to put under a zstd stage beside the selector's: decimal
-/// + residual with its deltas and residuals in plain little-endian integers, at the e
-/// whose deltas and residuals need the fewest significant bytes on the sample. Bit-packed
+/// The float stream of `values` to put under a zstd stage beside the selector's:
+/// decimal-plus-residual with its deltas and residuals in plain little-endian integers, at
+/// the e whose deltas and residuals need the fewest significant bytes on the sample. Bit-packed
 /// streams hide from zstd what repeats in them (a border traced by two countries); whole
 /// bytes keep it visible, and zstd removes the zero high bytes itself.
 pub(crate) fn write_floats_byte_aligned(values: &[f64], out: &mut Vec<u8>) -> Result<()> {

@@ -210,12 +210,25 @@ struct Decisions {
 /// Shreds `elements` in stripes of at most `stripe_values` values per node; `None` if the
 /// group would need more than `MAX_GROUP_NODES` nodes.
 pub(crate) fn shred_in(elements: &[Value], stripe_values: usize) -> Option<Shredded> {
-    let first = walk(elements, &Decisions::default(), stripe_values)?;
-    let mut decisions = Decisions::default();
+    shred_seeded(elements, stripe_values, Decisions::default())
+}
+
+/// Shreds the entries of a packed object (§13.7), each `[key, value]`: the root is a tuple
+/// node of two positions whatever the values are, so the keys get a column of their own.
+pub(crate) fn shred_entries(entries: &[Value], stripe_values: usize) -> Option<Shredded> {
+    let mut seed = Decisions::default();
+    seed.tuples.insert(Vec::new(), 2);
+    shred_seeded(entries, stripe_values, seed)
+}
+
+fn shred_seeded(elements: &[Value], stripe_values: usize, seed: Decisions) -> Option<Shredded> {
+    let first = walk(elements, &seed, stripe_values)?;
+    let mut decisions = seed;
     decide_keyed(&first, &mut decisions);
     let second = if decisions.keyed.is_empty() { first } else { walk(elements, &decisions, stripe_values)? };
+    let seeded = decisions.tuples.len();
     decide_tuples(&second, &mut decisions);
-    if decisions.tuples.is_empty() {
+    if decisions.tuples.len() == seeded {
         return Some(second);
     }
     walk(elements, &decisions, stripe_values)

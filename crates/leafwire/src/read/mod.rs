@@ -138,6 +138,7 @@ impl<'a> Node<'a> {
             tag::INTMAP => Kind::IntMap,
             tag::PACKED => Kind::Array,
             tag::TABLE => Kind::Table,
+            tag::PACKED_OBJECT => Kind::Object,
             _ => Kind::TypedArray,
         }
     }
@@ -194,7 +195,7 @@ impl<'a> Node<'a> {
                 let c = self.container()?;
                 c.pos as u64..c.end as u64
             }
-            tag::STRING | tag::BYTES | tag::BIGNUM | tag::PACKED => {
+            tag::STRING | tag::BYTES | tag::BIGNUM | tag::PACKED | tag::PACKED_OBJECT => {
                 self.payload..data::span(self.buf, self.payload)?.1 as u64
             }
             tag::TABLE => self.payload..crate::format::table::TableBlock::parse(self.buf, self.payload)?.end() as u64,
@@ -209,7 +210,7 @@ impl<'a> Node<'a> {
         match self.tag {
             tag::ARRAY | tag::OBJECT | tag::INTMAP => Ok(self.container()?.count),
             tag::TYPED => Ok(self.typed_header()?.shape[self.level] as usize),
-            tag::PACKED => self.packed_len(),
+            tag::PACKED | tag::PACKED_OBJECT => self.packed_len(),
             _ => Err(Error::wrong_type("a container", self.kind())),
         }
     }
@@ -230,10 +231,20 @@ impl<'a> Node<'a> {
         Ok(self.with(t, payload))
     }
 
+    /// The error of an object lookup on this node: a packed object has no nodes to step
+    /// to (its values are decoded), anything else is the wrong type.
+    #[cold]
+    fn not_an_object(&self) -> Error {
+        if self.tag == tag::PACKED_OBJECT {
+            return self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload));
+        }
+        Error::wrong_type("an object", self.kind())
+    }
+
     /// The value under `key` in an object.
     pub fn get(&self, key: &str) -> Result<Node<'a>> {
         if self.tag != tag::OBJECT {
-            return Err(Error::wrong_type("an object", self.kind()));
+            return Err(self.not_an_object());
         }
         let (tag, payload) = lookup::object_child(self.buf, self.keys, &self.dict, self.payload, key.as_bytes())?;
         Ok(self.with(tag, payload))
@@ -243,7 +254,7 @@ impl<'a> Node<'a> {
     /// object (a map of many entries) then cost only the hash probes.
     pub fn object(&self) -> Result<ObjectView<'a>> {
         if self.tag != tag::OBJECT {
-            return Err(Error::wrong_type("an object", self.kind()));
+            return Err(self.not_an_object());
         }
         Ok(ObjectView { node: *self, object: lookup::PreparedObject::parse(self.buf, self.payload)? })
     }
@@ -272,7 +283,9 @@ impl<'a> Node<'a> {
                 self.child(&c, i)
             }
             tag::TYPED => self.typed_at(i),
-            tag::PACKED => Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload))),
+            tag::PACKED | tag::PACKED_OBJECT => {
+                Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload)))
+            }
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
     }
@@ -414,7 +427,9 @@ impl<'a> Node<'a> {
                 Ok(Children { node: *self, container: Some(self.container()?), typed_len: 0, next: 0 })
             }
             tag::TYPED => Ok(Children { node: *self, container: None, typed_len: self.len()?, next: 0 }),
-            tag::PACKED => Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload))),
+            tag::PACKED | tag::PACKED_OBJECT => {
+                Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload)))
+            }
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
     }
@@ -422,7 +437,7 @@ impl<'a> Node<'a> {
     /// The (key, value) pairs of an object, in insertion order.
     pub fn entries(&self) -> Result<Entries<'a>> {
         if self.tag != tag::OBJECT {
-            return Err(Error::wrong_type("an object", self.kind()));
+            return Err(self.not_an_object());
         }
         Ok(Entries { node: *self, container: self.container()?, next: 0 })
     }

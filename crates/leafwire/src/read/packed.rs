@@ -1,7 +1,7 @@
-//! Reading packed arrays (spec §13) through a document: their length, one element (which
-//! decodes only the stripe that holds it), and pointers that go inside them. Their values
-//! are decoded, not in the document's bytes, so they come out owned: a [`Node`] cannot
-//! stand for them.
+//! Reading packed arrays and objects (spec §13) through a document: their length, one
+//! element or entry (which decodes only the stripe that holds it), and pointers that go
+//! inside them. Their values are decoded, not in the document's bytes, so they come out
+//! owned: a [`Node`] cannot stand for them.
 
 use super::pointer::{not_an_index, walk, Token};
 use super::table_pointer::table_part;
@@ -12,9 +12,30 @@ use crate::packed;
 use crate::value::{Kind, Value};
 
 impl<'a> Node<'a> {
-    /// Whether this is a packed array (it reads as an array; its elements are decoded).
+    /// Whether this is a packed array or object (it reads as an array or an object; its
+    /// values are decoded).
     pub fn is_packed(&self) -> bool {
-        self.tag == tag::PACKED
+        tag::is_packed(self.tag)
+    }
+
+    /// The keys of a packed object, in order, decoding only its key column (§13.7).
+    pub fn packed_keys(&self) -> Result<Vec<String>> {
+        if self.tag != tag::PACKED_OBJECT {
+            return Err(Error::wrong_type("a packed object", self.kind()));
+        }
+        packed::entries::keys(self.buf, self.payload)
+    }
+
+    /// The value under `key` in a packed object, decoded (with the rest of its stripe):
+    /// the key column is searched, then the entry's stripe read.
+    pub fn packed_entry(&self, key: &str) -> Result<Value> {
+        if self.tag != tag::PACKED_OBJECT {
+            return Err(Error::wrong_type("a packed object", self.kind()));
+        }
+        match packed::entries::entry(self.buf, self.payload, key)? {
+            Some(value) => packed::as_decoded(value, crate::DEFAULT_MAX_DEPTH, self.payload),
+            None => Err(Error::not_found(format!("no key {key:?} in the packed object")).at(self.payload)),
+        }
     }
 
     /// Element `i` of a packed array, decoded (with the rest of its stripe, §13.4).
@@ -65,10 +86,16 @@ impl<'a> Node<'a> {
         packed::de::select_packed(self.buf, self.payload, keys)
     }
 
-    /// The columns of a packed array with their sizes: (path below the elements, column).
+    /// The columns of a packed array or object with their sizes: (path below the elements,
+    /// column). A packed object's elements are its `[key, value]` entries (§13.7).
     pub fn packed_columns(&self) -> Result<Vec<(Vec<packed::PathStep>, packed::ColumnSize)>> {
-        if self.tag != tag::PACKED {
-            return Err(Error::wrong_type("a packed array", self.kind()));
+        if !self.is_packed() {
+            return Err(Error::wrong_type("a packed array or object", self.kind()));
+        }
+        if self.tag == tag::PACKED_OBJECT {
+            let (group, _) = packed::entries::open_object(self.buf, self.payload)?;
+            let columns = group.column_sizes()?.into_iter();
+            return Ok(columns.map(|c| (packed::entries::path(&group, c.node), c)).collect());
         }
         let group = packed::open_block(self.buf, self.payload)?;
         Ok(group.column_sizes()?.into_iter().map(|c| (group.path(c.node), c)).collect())
@@ -87,6 +114,9 @@ impl<'a> Node<'a> {
     }
 
     pub(super) fn packed_len(&self) -> Result<usize> {
+        if self.tag == tag::PACKED_OBJECT {
+            return Ok(packed::entries::open_object(self.buf, self.payload)?.0.len());
+        }
         Ok(packed::open_block(self.buf, self.payload)?.len())
     }
 }
@@ -101,6 +131,14 @@ impl Document<'_> {
         let mut node = self.root();
         let mut steps = prepared.steps().iter();
         while let Some(step) = steps.next() {
+            if node.tag == tag::PACKED_OBJECT {
+                let key = String::from_utf8_lossy(step.key());
+                let mut value = node.packed_entry(&key).map_err(|e| e.with_path(pointer))?;
+                for step in steps {
+                    value = step_into(value, step.key())?;
+                }
+                return Ok(value);
+            }
             if node.is_packed() {
                 let i = step.index().ok_or_else(|| not_an_index(step.bytes()))?;
                 let rest: Vec<&[u8]> = steps.map(|s| s.key()).collect();
@@ -145,7 +183,7 @@ fn step_into(value: Value, token: &[u8]) -> Result<Value> {
 pub(super) fn inside_packed(offset: u64) -> Error {
     Error::new(
         Category::Unsupported,
-        "the value lies inside a packed array (spec §13), which has no nodes: read it with `Document::pointer_value` or `Node::packed_element`",
+        "the value lies inside a packed array or object (spec §13), which has no nodes: read it with `Document::pointer_value`, `Node::packed_element` or `Node::packed_entry`",
     )
     .at(offset)
 }

@@ -236,7 +236,7 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
             tag::OBJECT => lookup::object_child_hashed(buf, keys, dict, payload, token.bytes(), token.hash())?,
             tag::ARRAY => lookup::array_child(buf, payload, token.index().ok_or_else(|| not_an_index(token.bytes()))?)?,
             tag::TYPED => return walk_typed(start.with(t, payload), std::iter::once(token).chain(tokens)),
-            tag::PACKED => return Err(super::packed::inside_packed(payload)),
+            tag::PACKED | tag::PACKED_OBJECT => return Err(super::packed::inside_packed(payload)),
             tag::INTMAP => {
                 let key = int_key(token.bytes())?;
                 let node = start.with(t, payload).get_int(key)?;

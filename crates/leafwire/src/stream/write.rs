@@ -365,8 +365,8 @@ impl PlanSink for Frames {
                 }
             }
         }
-        if root.tag == crate::format::tag::PACKED {
-            return Err(Error::new(Category::Unsupported, "packed arrays are not sent in streams (spec §14.2)"));
+        if crate::format::tag::is_packed(root.tag) {
+            return Err(Error::new(Category::Unsupported, "packed arrays and objects are not sent in streams (spec §14.2)"));
         }
         self.map_keys(keys)?;
         // The section depends on where the body starts, which depends on the length

@@ -36,6 +36,8 @@ pub struct Stats {
     pub typed_arrays: u64,
     /// Packed arrays (spec §13).
     pub packed_arrays: u64,
+    /// Packed objects (spec §13.7).
+    pub packed_objects: u64,
     /// Tables (spec §15).
     pub tables: u64,
     pub keys: u64,
@@ -83,8 +85,8 @@ fn walk(doc: &Document<'_>, options: &ValidateOptions, blocks: Blocks) -> Result
         v.dictionary()?;
     }
     v.value(doc.record().root_tag, doc.record().root, 0)?;
-    if header::flags(buf) & FLAG_PACKED != 0 && v.stats.packed_arrays == 0 {
-        return Err(Error::malformed(10, "feature bit 0 (packed) set in a document without packed arrays"));
+    if header::flags(buf) & FLAG_PACKED != 0 && v.stats.packed_arrays + v.stats.packed_objects == 0 {
+        return Err(Error::malformed(10, "feature bit 0 (packed) set in a document without packed arrays or objects"));
     }
     v.blocks.finish()?;
     Ok(v.stats)
@@ -188,7 +190,7 @@ impl<'a> Validator<'a> {
                 let end = crate::format::table::check_table(self.buf, payload)?;
                 self.claim(payload, end as u64)
             }
-            tag::PACKED => self.packed(payload, depth),
+            tag::PACKED | tag::PACKED_OBJECT => self.packed(t, payload, depth),
             tag::ARRAY | tag::OBJECT | tag::INTMAP => {
                 if depth >= self.options.max_depth {
                     return Err(Error::depth_limit(self.options.max_depth).at(payload));
@@ -350,17 +352,21 @@ impl<'a> Validator<'a> {
         Ok(&self.buf[start..end])
     }
 
-    /// A packed array (spec §13): its group decoded whole, which checks feature bit 0 and
-    /// every rule of §13.6.
-    fn packed(&mut self, offset: u64, depth: usize) -> Result<()> {
+    /// A packed array or object (spec §13): its group decoded whole, which checks feature
+    /// bit 0, every rule of §13.6 and, for an object, §13.7's.
+    fn packed(&mut self, t: u8, offset: u64, depth: usize) -> Result<()> {
         self.data(offset)?;
-        self.stats.packed_arrays += 1;
+        if t == tag::PACKED_OBJECT {
+            self.stats.packed_objects += 1;
+        } else {
+            self.stats.packed_arrays += 1;
+        }
         // Decoded as `decode` decodes it: the array counts toward the nesting limit.
         let depth_left = self.options.max_depth.saturating_sub(depth);
         if depth_left == 0 {
             return Err(Error::depth_limit(self.options.max_depth).at(offset));
         }
-        crate::packed::decode_block_typed(self.buf, offset, depth_left).map_err(|e| e.at(offset))?;
+        crate::packed::decode_block_typed(self.buf, t, offset, depth_left).map_err(|e| e.at(offset))?;
         Ok(())
     }
 

@@ -1,0 +1,131 @@
+//! Packed objects (spec §13.7, tag 0x10): an object whose keys are data (plugins by name,
+//! events by id) stored as the packed array of its entries `[key, value]`, the root a
+//! tuple node whose position 0 holds the keys as one string column. Everything about the
+//! layout of such a group lives here: which objects are packed, the checks a reader makes
+//! on the group's shape, and reading the object, its keys, or one entry.
+
+use super::group::{unshred_error, Group, PackOptions, PathStep};
+use super::shred::{kind, Role, OVER_BUDGET};
+use super::{decode_budget, leaves_at_least, open_block, shred, write_block, MIN_GROUP_LEAVES};
+use crate::error::{Error, Result};
+use crate::value::{Map, Value};
+
+/// An object of fewer entries than this keeps its keys in its container: its keys are
+/// more likely a schema than data, and a packed object gives up lookups in place.
+pub(crate) const MIN_OBJECT_ENTRIES: usize = 32;
+
+/// The packed block of `map`'s entries (the content of a tag 0x10 block), or `None` when
+/// it is too small to pack or the shredder declines it.
+pub(crate) fn pack_object(map: &Map, options: &PackOptions) -> Result<Option<Vec<u8>>> {
+    if map.len() < MIN_OBJECT_ENTRIES {
+        return Ok(None);
+    }
+    let entries: Vec<Value> =
+        map.iter().map(|(k, v)| Value::Array(vec![Value::String(k.clone()), v.clone()])).collect();
+    if !leaves_at_least(&entries, MIN_GROUP_LEAVES + map.len()) {
+        return Ok(None);
+    }
+    write_block(shred::shred_entries(&entries, options.page_values()), options)
+}
+
+/// A packed object's group, its shape checked (§13.7): N ≥ 1 entries, the root a tuple
+/// node of two positions holding arrays only, position 0 strings only. Returns the group
+/// and the node of the keys.
+pub(crate) fn open_object(buf: &[u8], payload: u64) -> Result<(Group<'_>, usize)> {
+    let group = open_block(buf, payload)?;
+    let bad = |m: &str| Error::malformed(payload, format!("packed object: {m} (spec §13.7)"));
+    if group.len() == 0 {
+        return Err(bad("no entries"));
+    }
+    let root = group.node(0);
+    if root.tuple != Some(2) || root.kinds != 1 << kind::ARRAY {
+        return Err(bad("the root node is not a tuple node of two positions"));
+    }
+    let keys = root.child(Role::Position(0)).ok_or_else(|| bad("no key node"))?;
+    if group.node(keys).kinds != 1 << kind::STRING {
+        return Err(bad("a key is not a string"));
+    }
+    Ok((group, keys))
+}
+
+/// The object of the packed block at `payload`, as the shredder stored its values (arrays
+/// of numbers as arrays).
+pub(crate) fn decode_object(buf: &[u8], payload: u64) -> Result<Value> {
+    let (group, _) = open_object(buf, payload)?;
+    let entries = group.elements(&mut decode_budget(buf.len()))?;
+    let mut map = Map::default();
+    map.reserve(entries.len());
+    for entry in entries {
+        let (key, value) = split_entry(entry, payload)?;
+        if map.insert(key, value).is_some() {
+            return Err(Error::malformed(payload, "packed object repeats a key (spec §13.7)"));
+        }
+    }
+    Ok(Value::Object(map))
+}
+
+/// The keys of a packed object, in order, decoding only the key column.
+pub(crate) fn keys(buf: &[u8], payload: u64) -> Result<Vec<String>> {
+    let (group, key_node) = open_object(buf, payload)?;
+    keys_of(&group, key_node, &mut decode_budget(buf.len()))
+}
+
+fn keys_of(group: &Group, key_node: usize, budget: &mut u64) -> Result<Vec<String>> {
+    let mut work = group.template();
+    let mut keep = vec![false; work.nodes.len()];
+    keep[0] = true;
+    keep[key_node] = true;
+    let mut totals = vec![0usize; group.column_count()];
+    let mut keys = Vec::with_capacity(group.len());
+    for s in 0..group.stripe_count() {
+        let at = group.load_stripe(s, Some(&keep), &mut work, budget, &mut totals)?;
+        let stripe = std::mem::take(&mut work.nodes[key_node].strings);
+        if stripe.len() != work.len {
+            return Err(Error::malformed(at as u64, "packed object: a stripe's keys differ in number from its entries"));
+        }
+        let cost = stripe.iter().map(|k| 1 + k.len() as u64).sum::<u64>();
+        *budget = budget.checked_sub(cost).ok_or_else(|| unshred_error(OVER_BUDGET, at))?;
+        keys.extend(stripe);
+    }
+    Ok(keys)
+}
+
+/// The value under `key` in the packed object at `payload` (`None`: no such key): the key
+/// column, then the one stripe of the entry.
+pub(crate) fn entry(buf: &[u8], payload: u64, key: &str) -> Result<Option<Value>> {
+    let (group, key_node) = open_object(buf, payload)?;
+    let mut budget = decode_budget(buf.len());
+    let Some(i) = keys_of(&group, key_node, &mut budget)?.iter().position(|k| k == key) else {
+        return Ok(None);
+    };
+    let (_, value) = split_entry(group.element(i, &mut budget)?, payload)?;
+    Ok(Some(value))
+}
+
+/// The path of `node` of a packed object's group below the object: the keys, or a value
+/// (`{}`) and the steps below it.
+pub(crate) fn path(group: &Group, node: usize) -> Vec<PathStep> {
+    let mut steps = group.path(node);
+    let mut top = node;
+    while top != 0 && group.node(top).parent != 0 {
+        top = group.node(top).parent;
+    }
+    match (group.node(top).role, steps.first_mut()) {
+        (Some(Role::Position(0)), Some(first)) => *first = PathStep::EntryKey,
+        (_, Some(first)) => *first = PathStep::Entry,
+        // The root: no columns of its own, as a tuple node of arrays only.
+        (_, None) => {}
+    }
+    steps
+}
+
+/// An entry's key and value (the group's shape guarantees a pair with a string first).
+fn split_entry(entry: Value, at: u64) -> Result<(String, Value)> {
+    match entry {
+        Value::Array(pair) => match <[Value; 2]>::try_from(pair) {
+            Ok([Value::String(key), value]) => Ok((key, value)),
+            _ => Err(Error::malformed(at, "packed object: an entry is not a key and a value")),
+        },
+        _ => Err(Error::malformed(at, "packed object: an entry is not a key and a value")),
+    }
+}
