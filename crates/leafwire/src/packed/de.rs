@@ -90,7 +90,7 @@ fn select_one<T: de::DeserializeOwned>(
             return crate::from_value(below(value, &keys[i..]));
         }
         // The object's other fields are not loaded: only the one on the path is read.
-        if !step!(u.shape(node), dir).contains(&id) {
+        if !step!(u.shape(node), dir).iter().any(|&(field, _)| field == id) {
             return crate::from_value(Value::Null);
         }
         node = child;
@@ -243,8 +243,8 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
                 _ => Err(Error::wrong_type("an enum (string or one-key object)", Kind::Object)),
             },
             kind::OBJECT => match step!(u.shape(node), dir) {
-                &[id] => {
-                    let (variant, child) = step!(u.field(node, id), dir);
+                &[field] => {
+                    let (variant, child) = step!(u.field(field), dir);
                     visitor.visit_enum(Variant { variant, content: Element { u, node: child, dir, kind: None } })
                 }
                 _ => Err(Error::wrong_type("an enum (string or one-key object)", Kind::Object)),
@@ -303,7 +303,7 @@ impl<'de> SeqAccess<'de> for Items<'_, '_, '_> {
 struct Fields<'u, 'w, 'b> {
     u: &'u mut Unshredder<'w, 'b>,
     node: usize,
-    fields: &'w [u32],
+    fields: &'w [(u32, usize)],
     next: usize,
     /// The node of the field whose key was just given.
     value_node: Option<usize>,
@@ -323,9 +323,9 @@ impl<'de> MapAccess<'de> for Fields<'_, '_, '_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let Some(&id) = self.fields.get(self.next) else { return Ok(None) };
+        let Some(&field) = self.fields.get(self.next) else { return Ok(None) };
         self.next += 1;
-        let (key, child) = step!(self.u.field(self.node, id), self.dir);
+        let (key, child) = step!(self.u.field(field), self.dir);
         self.value_node = Some(child);
         seed.deserialize(StrDeserializer::<Error>::new(key)).map(Some)
     }

@@ -66,6 +66,9 @@ pub(crate) struct Node {
     pub keyed: bool,
     /// Distinct object key lists (indexes into `Shredded::keys`), in first-seen order.
     pub shapes: IndexSet<Vec<u32>, FxBuildHasher>,
+    /// Each shape's keys with the nodes of their fields (`NO_NODE` where there is none),
+    /// made once by the unshredder so that reading an object looks nothing up by hash.
+    fields: Vec<Vec<(u32, usize)>>,
     pub kind: Vec<u8>,
     pub bools: Vec<bool>,
     pub ints: Vec<i64>,
@@ -490,6 +493,12 @@ pub(crate) struct Unshredder<'s, 'b> {
 impl<'s, 'b> Unshredder<'s, 'b> {
     /// Reads the elements of `s`, whose string and residual streams it empties.
     pub fn new(s: &'s mut Shredded, budget: &'b mut u64) -> Self {
+        for n in &mut s.nodes {
+            if n.fields.len() != n.shapes.len() {
+                let child = |id: u32| n.children.get(&Role::Field(id)).copied().unwrap_or(NO_NODE);
+                n.fields = n.shapes.iter().map(|shape| shape.iter().map(|&id| (id, child(id))).collect()).collect();
+            }
+        }
         let strings = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.strings).into_iter()).collect();
         let residual = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.residual).into_iter()).collect();
         let s: &'s Shredded = s;
@@ -589,8 +598,8 @@ impl<'s, 'b> Unshredder<'s, 'b> {
                 let fields = self.shape(node)?;
                 let mut map = Map::default();
                 map.reserve(fields.len());
-                for &id in fields {
-                    let (key, child) = self.field(node, id)?;
+                for &field in fields {
+                    let (key, child) = self.field(field)?;
                     if self.keep.is_some_and(|keep| !keep[child]) {
                         continue;
                     }
@@ -677,19 +686,20 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         }
     }
 
-    /// A shaped object's key ids, in order.
-    pub fn shape(&mut self, node: usize) -> Result<&'s [u32], &'static str> {
+    /// A shaped object's fields, in order: each key id with the node of its values.
+    pub fn shape(&mut self, node: usize) -> Result<&'s [(u32, usize)], &'static str> {
         let s = self.s;
         let n = &s.nodes[node];
         let shape = if n.shapes.len() > 1 { next(&n.shape, &mut self.cursors[node].shape)? as usize } else { 0 };
-        Ok(n.shapes.get_index(shape).ok_or("shape id out of range")?)
+        Ok(n.fields.get(shape).ok_or("shape id out of range")?)
     }
 
-    /// The text and the node of field `id` of a shaped object at `node`.
-    pub fn field(&self, node: usize, id: u32) -> Result<(&'s str, usize), &'static str> {
-        let s = self.s;
-        let key = s.keys.get_index(id as usize).ok_or("key id out of range")?;
-        let child = s.nodes[node].child(Role::Field(id)).ok_or("a field has no node")?;
+    /// The text and the node of a field of a shaped object (an entry of [`Unshredder::shape`]).
+    pub fn field(&self, (id, child): (u32, usize)) -> Result<(&'s str, usize), &'static str> {
+        let key = self.s.keys.get_index(id as usize).ok_or("key id out of range")?;
+        if child == NO_NODE {
+            return Err("a field has no node");
+        }
         Ok((key, child))
     }
 
@@ -749,6 +759,8 @@ fn take_next<T>(stream: &mut std::vec::IntoIter<T>, at: &mut usize) -> Result<T,
 const RESIDUAL_SLACK: u64 = 32;
 
 const NO_ELEMENT_NODE: &str = "an array element has no node";
+/// In `Node::fields`: the shape names a key whose field node the node table lacks.
+const NO_NODE: usize = usize::MAX;
 const RUN_OUT: &str = "a column of the group runs out of values";
 
 #[cfg(test)]

@@ -256,6 +256,8 @@ pub(crate) fn read_strings(
             out.extend(codes.iter().map(|&c| dict[c as usize].clone()));
         }
         STR_NUMERIC => {
+            // A numeric text's trailing zeros (at most 64, checked below), appended at once.
+            const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
             let mut sig = Vec::new();
             read_ints(r, n, depth + 1, None, &mut sig)?;
             let zeros_at = r.pos;
@@ -277,7 +279,7 @@ pub(crate) fn read_strings(
                 let digits = buf.format(s);
                 let mut text = String::with_capacity(digits.len() + z as usize);
                 text.push_str(digits);
-                text.extend(std::iter::repeat_n('0', z as usize));
+                text.push_str(&ZEROS[..z as usize]);
                 out.push(text);
             }
         }
