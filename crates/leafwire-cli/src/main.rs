@@ -41,11 +41,13 @@ struct Cli {
     command: Command,
 }
 
-/// Packed mode (spec §13): large arrays shredded into compressed columns.
+/// Packed mode (spec §13): large arrays and maps shredded into compressed columns.
 #[derive(clap::Args, Clone, Copy)]
 pub struct PackArgs {
-    /// Write packed arrays: every array of 64 scalars or more becomes compressed columns
-    /// (smaller, still readable by element; not zero-copy, not editable in place).
+    /// Write packed arrays and objects: every array of 64 scalars or more, and every object
+    /// of 32 entries or more whose values hold 64 scalars (records by id), becomes
+    /// compressed columns (smaller, still readable by element; not zero-copy, not editable
+    /// in place).
     #[arg(long)]
     pub packed: bool,
     /// With --packed: compress with zstd at this level (1-22) where it pays: each page, or each stripe whole where that finds what columns repeat of one another. From level 10, pages hold 65,536 values instead of 4,096: smaller files, slower single-element reads.
@@ -154,7 +156,7 @@ enum Command {
         no_checksums: bool,
         #[command(flatten)]
         pack: PackArgs,
-        /// Write packed arrays out as ordinary containers (the default keeps a packed file
+        /// Write packed arrays and objects out as ordinary containers (the default keeps a packed file
         /// packed and an ordinary one ordinary).
         #[arg(long, conflicts_with = "packed")]
         unpacked: bool,
