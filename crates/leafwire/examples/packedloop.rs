@@ -1,4 +1,4 @@
-//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|owned|unpacked|select|selectas|element N`
+//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|owned|unpacked|select|selectas|element N [ZSTD_LEVEL]`
 //! (select, selectas and element on a GeoJSON FeatureCollection with the countries'
 //! ADMIN, ISO_A3 and ISO_A2 properties) packs the
 //! JSON file and runs one operation N times (for callgrind or `time`).
@@ -8,7 +8,8 @@ fn main() {
     let text = std::fs::read(&args[1]).expect("readable JSON file");
     let reps: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(10);
     let value = leafwire::json::parse(&text).expect("valid JSON");
-    let options = leafwire::PackOptions::default();
+    // An optional fourth argument: the zstd level to pack with.
+    let options = leafwire::PackOptions { zstd_level: args.get(4).and_then(|l| l.parse().ok()), lossy_step: None };
     let packed = leafwire::encode_packed(&value, &options).expect("packs");
     let started = std::time::Instant::now();
     let mut sink = 0usize;

@@ -138,9 +138,22 @@ pub(crate) fn unwrap(r: &mut Reader, at: usize) -> Result<Vec<u8>> {
         }
     }
     let mut out = Vec::with_capacity(d as usize);
-    let mut dctx =
-        zstd::bulk::Decompressor::new().map_err(|e| Error::new(Category::Io, e.to_string()).at(at as u64))?;
-    match dctx.decompress_to_buffer(frame, &mut out) {
+    // One decompression context per thread: making one costs more than decompressing a
+    // small page, and a select reads many (each frame starts the context afresh).
+    thread_local! {
+        static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { std::cell::RefCell::new(None) };
+    }
+    let decoded = DCTX.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let dctx = match &mut *cell {
+            Some(dctx) => dctx,
+            empty => empty.insert(
+                zstd::bulk::Decompressor::new().map_err(|e| Error::new(Category::Io, e.to_string()).at(at as u64))?,
+            ),
+        };
+        Ok::<_, Error>(dctx.decompress_to_buffer(frame, &mut out))
+    })?;
+    match decoded {
         Ok(n) if n as u64 == d => Ok(out),
         _ => Err(r.err(frame_at, "zstd frame does not decode to exactly D bytes")),
     }
