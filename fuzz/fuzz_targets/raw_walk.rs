@@ -82,7 +82,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Child `i` of `parent` (the root if `None`) through the node API, for the blocks the
-    /// raw API does not read (typed arrays, packed arrays, tables).
+    /// raw API does not read (typed arrays, packed arrays and objects, tables).
     fn node_at(&self, parent: Option<(&RawContainer<'a>, usize)>) -> leafwire::Result<Node<'a>> {
         match parent {
             None => Ok(self.doc.root_node()),
@@ -139,13 +139,13 @@ impl<'a> Walk<'a> {
                     Err(e) => return self.fail(format!("typed array to_value: {e}")),
                 }
             }
-            // A packed array (spec §13) is decoded, not walked: the raw API has no reader of
-            // column groups, so it goes through the node API.
-            tag::PACKED => {
+            // A packed array or object (spec §13) is decoded, not walked: the raw API has no
+            // reader of column groups, so it goes through the node API.
+            tag::PACKED | tag::PACKED_OBJECT => {
                 let node = self.node_at(parent);
                 match node.and_then(|n| n.to_value()) {
                     Ok(v) => v,
-                    Err(e) => return self.fail(format!("packed array at {payload}: {e}")),
+                    Err(e) => return self.fail(format!("packed value at {payload}: {e}")),
                 }
             }
             // A table (spec §15) is one block: read through the node API, as typed arrays.
