@@ -121,11 +121,10 @@ pub(crate) fn path(group: &Group, node: usize) -> Vec<PathStep> {
 
 /// An entry's key and value (the group's shape guarantees a pair with a string first).
 fn split_entry(entry: Value, at: u64) -> Result<(String, Value)> {
-    match entry {
-        Value::Array(pair) => match <[Value; 2]>::try_from(pair) {
-            Ok([Value::String(key), value]) => Ok((key, value)),
-            _ => Err(Error::malformed(at, "packed object: an entry is not a key and a value")),
-        },
-        _ => Err(Error::malformed(at, "packed object: an entry is not a key and a value")),
+    if let Value::Array(pair) = entry {
+        if let Ok([Value::String(key), value]) = <[Value; 2]>::try_from(pair) {
+            return Ok((key, value));
+        }
     }
+    Err(Error::malformed(at, "packed object: an entry is not a key and a value"))
 }

@@ -491,7 +491,7 @@ impl<'a> Group<'a> {
         // Every stripe takes at least 2 bytes of the index.
         let (min_stripes, max_stripes) = if len == 0 { (0, 0) } else { (1, len.min(r.remaining() / 2)) };
         let stripe_count = r.count(min_stripes, max_stripes, "group stripe count out of range")?;
-        let (template, columns) = if flags & GROUP_TABLES_FRAMED != 0 {
+        let (mut template, columns) = if flags & GROUP_TABLES_FRAMED != 0 {
             let frame_at = r.pos;
             let tables = zstd_stage::unwrap(&mut r, frame_at)?;
             let mut t = Reader::new(&tables, 0, &limits);
@@ -528,6 +528,8 @@ impl<'a> Group<'a> {
                 None => Err(Error::malformed(body as u64, "stripe offset past the group")),
             })
             .collect::<Result<Vec<_>>>()?;
+        // Once here, rather than in every stripe's copy of the template.
+        template.index_fields();
         Ok(Group { buf, end, template, columns, stripes, framed: flags & GROUP_STRIPE_FRAMES != 0, limits })
     }
 

@@ -186,6 +186,17 @@ impl Shredded {
             .sum()
     }
 
+    /// Makes each node's `fields` (its shapes' keys with their field nodes) where they are
+    /// not made yet: an opened group does it once for its template, whose copies keep them.
+    pub fn index_fields(&mut self) {
+        for n in &mut self.nodes {
+            if n.fields.len() != n.shapes.len() {
+                let child = |id: u32| n.children.get(&Role::Field(id)).copied().unwrap_or(NO_NODE);
+                n.fields = n.shapes.iter().map(|shape| shape.iter().map(|&id| (id, child(id))).collect()).collect();
+            }
+        }
+    }
+
     /// The number of stripes.
     pub fn stripes(&self) -> usize {
         self.marks.len().saturating_sub(1)
@@ -493,12 +504,7 @@ pub(crate) struct Unshredder<'s, 'b> {
 impl<'s, 'b> Unshredder<'s, 'b> {
     /// Reads the elements of `s`, whose string and residual streams it empties.
     pub fn new(s: &'s mut Shredded, budget: &'b mut u64) -> Self {
-        for n in &mut s.nodes {
-            if n.fields.len() != n.shapes.len() {
-                let child = |id: u32| n.children.get(&Role::Field(id)).copied().unwrap_or(NO_NODE);
-                n.fields = n.shapes.iter().map(|shape| shape.iter().map(|&id| (id, child(id))).collect()).collect();
-            }
-        }
+        s.index_fields();
         let strings = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.strings).into_iter()).collect();
         let residual = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.residual).into_iter()).collect();
         let s: &'s Shredded = s;

@@ -59,18 +59,22 @@ pub(crate) fn wrap(stream: Vec<u8>, level: i32) -> Vec<u8> {
 /// stream wrapped: the selector's codecs (symbol tables, dictionaries) remove the
 /// redundancy zstd would have found, and their output compresses worse than the text.
 pub(crate) fn wrap_best_strings<S: AsRef<str>>(values: &[S], selected: Vec<u8>, level: i32) -> Vec<u8> {
-    let selected = wrap(selected, level);
     let mut plain = Vec::new();
     if super::string::encode_strings(values, &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut plain)
         .is_err()
     {
-        return selected;
+        return wrap(selected, level);
     }
-    let plain = wrap(plain, level);
-    if plain.len() < selected.len() {
-        plain
+    smaller_wrapped(selected, plain, level)
+}
+
+/// `kept` wrapped, unless `other` wrapped is smaller.
+fn smaller_wrapped(kept: Vec<u8>, other: Vec<u8>, level: i32) -> Vec<u8> {
+    let (kept, other) = (wrap(kept, level), wrap(other, level));
+    if other.len() < kept.len() {
+        other
     } else {
-        selected
+        kept
     }
 }
 
@@ -83,26 +87,19 @@ pub(crate) fn wrap_best_floats(values: &[f64], selected: Vec<u8>, level: i32) ->
     if super::select::write_floats_byte_aligned(values, &mut aligned).is_err() {
         return wrap(selected, level);
     }
-    if level <= QUICK_LEVEL {
-        let (selected, aligned) = (wrap(selected, level), wrap(aligned, level));
-        return if aligned.len() < selected.len() { aligned } else { selected };
-    }
-    let quick = |stream: &[u8]| frame(stream, QUICK_LEVEL).map_or(stream.len(), |f| f.len().min(stream.len()));
-    let (a, s) = (quick(&aligned), quick(&selected));
-    // Slow levels find more in long aligned data than level 3 does: within 1/8 of each
-    // other, both are compressed at the level.
-    if a < s - s / 8 {
-        wrap(aligned, level)
-    } else if s < a - a / 8 {
-        wrap(selected, level)
-    } else {
-        let (selected, aligned) = (wrap(selected, level), wrap(aligned, level));
-        if aligned.len() < selected.len() {
-            aligned
-        } else {
-            selected
+    if level > QUICK_LEVEL {
+        let quick = |stream: &[u8]| frame(stream, QUICK_LEVEL).map_or(stream.len(), |f| f.len().min(stream.len()));
+        let (a, s) = (quick(&aligned), quick(&selected));
+        // Slow levels find more in long aligned data than level 3 does: within 1/8 of each
+        // other, both are compressed at the level.
+        if a < s - s / 8 {
+            return wrap(aligned, level);
+        }
+        if s < a - a / 8 {
+            return wrap(selected, level);
         }
     }
+    smaller_wrapped(selected, aligned, level)
 }
 
 /// `e`, raised inside the decompressed content of a frame (`what`) that starts at `at`:
