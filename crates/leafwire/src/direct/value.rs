@@ -87,6 +87,13 @@ impl<'a> Planner<'a> {
         Ok(doc)
     }
 
+    /// Whether packing is asked for and `v` is a kind that may pack (an object only when it
+    /// has enough entries; the rest of the rules are `try_pack`'s).
+    #[inline]
+    fn may_pack(&self, v: &Value) -> bool {
+        self.pack.is_some() && !matches!(v, Value::Object(m) if m.len() < packed::entries::MIN_OBJECT_ENTRIES)
+    }
+
     /// `v` as a packed array or object, when packing is asked for and pays.
     #[inline(never)]
     fn try_pack(&mut self, v: &Value) -> Result<Option<(u8, u64, u8)>> {
@@ -138,13 +145,7 @@ impl<'a> Planner<'a> {
                 }
                 self.block(tag::BIGNUM, s.as_bytes())
             }
-            Value::Object(m) if self.pack.is_some() && m.len() >= packed::entries::MIN_OBJECT_ENTRIES => {
-                match self.try_pack(v)? {
-                    Some(slot) => slot,
-                    None => self.container(v, depth)?,
-                }
-            }
-            Value::Array(_) | Value::Typed(_) if self.pack.is_some() => match self.try_pack(v)? {
+            Value::Array(_) | Value::Typed(_) | Value::Object(_) if self.may_pack(v) => match self.try_pack(v)? {
                 Some(slot) => slot,
                 None => self.container(v, depth)?,
             },

@@ -236,9 +236,16 @@ impl<'a> Node<'a> {
     #[cold]
     fn not_an_object(&self) -> Error {
         if self.tag == tag::PACKED_OBJECT {
-            return self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload));
+            return self.inside_packed();
         }
         Error::wrong_type("an object", self.kind())
+    }
+
+    /// The error of a lazy step into a packed array or object: its block's own error if it
+    /// is broken, else that its values have no nodes.
+    #[cold]
+    fn inside_packed(&self) -> Error {
+        self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload))
     }
 
     /// The value under `key` in an object.
@@ -284,7 +291,7 @@ impl<'a> Node<'a> {
             }
             tag::TYPED => self.typed_at(i),
             tag::PACKED | tag::PACKED_OBJECT => {
-                Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload)))
+                Err(self.inside_packed())
             }
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
@@ -428,7 +435,7 @@ impl<'a> Node<'a> {
             }
             tag::TYPED => Ok(Children { node: *self, container: None, typed_len: self.len()?, next: 0 }),
             tag::PACKED | tag::PACKED_OBJECT => {
-                Err(self.packed_len().err().unwrap_or_else(|| packed::inside_packed(self.payload)))
+                Err(self.inside_packed())
             }
             _ => Err(Error::wrong_type("an array", self.kind())),
         }
