@@ -101,6 +101,9 @@ impl<'a> Session<'a> {
 
     /// Time `case` only if `check` passed; otherwise record why not.
     pub fn checked(&mut self, row: Row, check: Result<(), Fail>, case: impl FnOnce() -> Case<'a>) {
+        if !dev_filter_wants(&row) {
+            return;
+        }
         match check {
             Ok(()) => {
                 self.timed.push((self.rows.len(), case()));
@@ -119,6 +122,14 @@ impl<'a> Session<'a> {
         }
         self.rows
     }
+}
+
+/// For work on one operation: `BENCH_ONLY_OPS=encode,lookup` and `BENCH_ONLY_PEERS=leafwire,rmp-serde`
+/// (comma lists, exact names) time only those rows and drop the others from the results.
+/// Unset (as `bench/run` leaves them), every row is timed; never set them for published numbers.
+fn dev_filter_wants(row: &Row) -> bool {
+    let listed = |var: &str, name: &str| std::env::var(var).map_or(true, |list| list.split(',').any(|n| n == name));
+    listed("BENCH_ONLY_OPS", &row.op) && listed("BENCH_ONLY_PEERS", &row.peer)
 }
 
 /// A peer as the report names it: crate, API used, caveats.
