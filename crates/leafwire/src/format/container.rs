@@ -77,7 +77,10 @@ impl Geometry {
             };
             if header_len != 0 && layout_byte & bits::HAS_CAPACITY == 0 && layout_byte_fits(layout_byte, t) {
                 let shape = Shape::from_layout_byte(layout_byte, t, count, None);
-                if let Some(g) = shape.checked_geometry(pos, header_len).filter(|g| g.end <= buf.len()) {
+                // A count below 2^14 keeps every position within 2^19 bytes of `pos`, which
+                // is below `buf.len()`: the parts are placed without overflow checks.
+                let g = shape.place::<Plain>(pos, header_len).expect("plain arithmetic always places");
+                if g.end <= buf.len() {
                     return Ok(g);
                 }
             }
@@ -279,24 +282,31 @@ impl Shape {
     #[inline(always)]
     pub fn geometry(&self, pos: usize) -> Geometry {
         let header_len = if self.capacity.is_none() && self.count < 0x80 { 2 } else { self.header_len() };
-        self.checked_geometry(pos, header_len).expect("a block held in memory has positions below usize::MAX")
+        self.place::<Plain>(pos, header_len).expect("plain arithmetic always places")
     }
 
     /// Where the parts lie when the block starts at `pos` and its header is `header_len`
     /// bytes long: `None` if a position overflows (sizes read from a document).
     #[inline(always)]
     fn checked_geometry(&self, pos: usize, header_len: usize) -> Option<Geometry> {
+        self.place::<Checked>(pos, header_len)
+    }
+
+    /// The one statement of where a container's parts lie (spec §4), in the arithmetic `A`:
+    /// checked for sizes read from a document, plain where they cannot overflow.
+    #[inline(always)]
+    fn place<A: Arith>(&self, pos: usize, header_len: usize) -> Option<Geometry> {
         let cap = self.reserved();
         let (w, k) = (self.width, self.key_width);
-        let tags_at = pos.checked_add(header_len)?;
-        let keys_at = tags_at.checked_add(cap)?;
-        let slots_at = super::checked_align(keys_at.checked_add(cap.checked_mul(k)?)?, w)?;
-        let mut end = slots_at.checked_add(cap.checked_mul(w)?)?;
+        let tags_at = A::add(pos, header_len)?;
+        let keys_at = A::add(tags_at, cap)?;
+        let slots_at = A::align(A::add(keys_at, A::mul(cap, k)?)?, w)?;
+        let mut end = A::add(slots_at, A::mul(cap, w)?)?;
         let (mut index_at, mut index_entry) = (end, 0);
         if self.indexed {
             let (table, entry) = hash::index_geometry(cap);
-            index_at = super::checked_align(end, entry)?;
-            end = index_at.checked_add(table.checked_mul(entry)?)?;
+            index_at = A::align(end, entry)?;
+            end = A::add(index_at, A::mul(table, entry)?)?;
             index_entry = entry as u8;
         }
         Some(Geometry {
@@ -333,6 +343,51 @@ impl Shape {
         out.resize(g.end, 0);
         self.write_header(out, g.pos);
         g
+    }
+}
+
+/// The arithmetic a geometry is computed in.
+trait Arith {
+    fn add(a: usize, b: usize) -> Option<usize>;
+    fn mul(a: usize, b: usize) -> Option<usize>;
+    /// `pos` rounded up to a multiple of `to`, a power of two.
+    fn align(pos: usize, to: usize) -> Option<usize>;
+}
+
+/// Sizes read from a document: any step may overflow.
+struct Checked;
+
+impl Arith for Checked {
+    #[inline(always)]
+    fn add(a: usize, b: usize) -> Option<usize> {
+        a.checked_add(b)
+    }
+    #[inline(always)]
+    fn mul(a: usize, b: usize) -> Option<usize> {
+        a.checked_mul(b)
+    }
+    #[inline(always)]
+    fn align(pos: usize, to: usize) -> Option<usize> {
+        super::checked_align(pos, to)
+    }
+}
+
+/// Sizes that cannot overflow: a block held in memory, or a small count at a position
+/// inside a buffer (always `Some`).
+struct Plain;
+
+impl Arith for Plain {
+    #[inline(always)]
+    fn add(a: usize, b: usize) -> Option<usize> {
+        Some(a + b)
+    }
+    #[inline(always)]
+    fn mul(a: usize, b: usize) -> Option<usize> {
+        Some(a * b)
+    }
+    #[inline(always)]
+    fn align(pos: usize, to: usize) -> Option<usize> {
+        Some(super::align(pos, to))
     }
 }
 

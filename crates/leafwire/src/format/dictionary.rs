@@ -2,7 +2,7 @@
 //! reading keys by id and finding ids by key bytes.
 
 use super::hash;
-use super::numbers::{checked_align, read_u32};
+use super::numbers::checked_align;
 use super::HEADER_LEN;
 use crate::error::{Error, Result};
 
@@ -22,6 +22,7 @@ pub struct Dict {
 
 /// Byte positions of a dictionary block at `pos` (a multiple of 4) with these fields:
 /// (offsets, key bytes, table, end). `None` on overflow.
+#[inline]
 pub fn layout(pos: usize, capacity: usize, bytes_capacity: usize, table_size: usize) -> Option<(usize, usize, usize, usize)> {
     let offsets_at = pos.checked_add(16)?;
     let bytes_at = offsets_at.checked_add(capacity.checked_add(1)?.checked_mul(4)?)?;
@@ -52,8 +53,11 @@ impl Dict {
 
     fn parse_fields(buf: &[u8], pos: usize) -> Result<Dict> {
         let malformed = |what: &str| Error::malformed(pos as u64, format!("key dictionary: {what}"));
-        let field = |i: usize| read_u32(buf, pos + 4 * i).ok_or_else(|| malformed("truncated"));
-        let (count, capacity, bytes_capacity, table_size) = (field(0)?, field(1)?, field(2)?, field(3)?);
+        let Some(fields) = pos.checked_add(16).and_then(|end| buf.get(pos..end)) else {
+            return Err(malformed("truncated"));
+        };
+        let field = |i: usize| u32::from_le_bytes(fields[4 * i..4 * i + 4].try_into().unwrap());
+        let (count, capacity, bytes_capacity, table_size) = (field(0), field(1), field(2), field(3));
         if count > capacity {
             return Err(malformed("count exceeds capacity"));
         }
@@ -150,7 +154,25 @@ impl Dict {
             return Ok(None);
         }
         let table = &buf[self.table_at..self.end()];
-        Ok(hash::probe(table, 4, hash, |id| Ok::<bool, Error>(bytes_eq(self.key(buf, id as u64)?, key)))?.map(|id| id as u64))
+        Ok(hash::probe(table, 4, hash, |id| self.key_is(buf, id as u64, key))?.map(|id| id as u64))
+    }
+
+    /// Whether key `id` is `key`, checking the id and offsets as [`key`](Self::key) does; the
+    /// lengths are compared before any byte is.
+    #[inline(always)]
+    fn key_is(&self, buf: &[u8], id: u64, key: &[u8]) -> Result<bool> {
+        if id >= self.count as u64 {
+            return Err(self.bad_id(id));
+        }
+        // `offsets[id]` and `offsets[id + 1]` in one read: parse proved that capacity + 1
+        // offsets fit, and id < count ≤ capacity.
+        let at = self.offsets_at + 4 * id as usize;
+        let pair = u64::from_le_bytes(buf[at..at + 8].try_into().unwrap());
+        let (start, end) = (pair as u32 as usize, (pair >> 32) as usize);
+        if start > end || end > self.bytes_capacity as usize {
+            return Err(bad_offsets(at, id, start, end));
+        }
+        Ok(end - start == key.len() && bytes_eq(&buf[self.bytes_at + start..self.bytes_at + end], key))
     }
 }
 
@@ -159,23 +181,24 @@ fn bad_offsets(at: usize, id: u64, start: usize, end: usize) -> Error {
     Error::malformed(at as u64, format!("key {id} has offsets {start}..{end} outside the key bytes"))
 }
 
-/// Equality of short byte strings without a library call (keys are mostly short).
+/// Equality of byte strings, short ones (most keys) in at most two overlapping loads a
+/// side and no library call.
 #[inline(always)]
 fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    if a.len() > 32 {
-        return a == b;
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap());
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap());
+    match n {
+        0 => true,
+        // Positions 0, n/2 and n-1 cover every byte of 1 to 3.
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
     }
-    let mut i = 0;
-    while i + 8 <= a.len() {
-        if a[i..i + 8] != b[i..i + 8] {
-            return false;
-        }
-        i += 8;
-    }
-    a[i..].iter().zip(&b[i..]).all(|(x, y)| x == y)
 }
 
 /// Length of a canonical dictionary of `count` keys totalling `key_bytes` bytes (spec §7):
@@ -320,5 +343,24 @@ mod growing_tests {
         assert_eq!(d.find(table.bytes(), b"absent", hash::key_hash(b"absent")).unwrap(), None);
         table.clear();
         assert!(table.is_empty() && !table.contains(b"key1"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_eq_sees_a_difference_at_every_position_and_length() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| i.wrapping_mul(37)).collect();
+            assert!(bytes_eq(&a, &a.clone()), "{n}");
+            assert!(!bytes_eq(&a, &a[..n.saturating_sub(1)]) || n == 0, "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x40;
+                assert!(!bytes_eq(&a, &b), "length {n}, byte {at}");
+            }
+        }
     }
 }

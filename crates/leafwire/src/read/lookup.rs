@@ -25,7 +25,7 @@ pub(crate) fn object_child(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, ke
 
 /// The child under `key`, whose hash (spec §4.2) the caller computed (a prepared pointer
 /// hashes its tokens once).
-#[inline]
+#[inline(always)]
 pub(crate) fn object_child_hashed(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, key: &[u8], hash: u64) -> Result<(u8, u64)> {
     PreparedObject::parse(buf, offset)?.child_hashed(buf, keys, dict, key, hash)
 }
