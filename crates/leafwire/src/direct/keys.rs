@@ -116,8 +116,15 @@ impl<'k> KeyTable<'k> {
     /// is carried over).
     pub fn recycle<'j>(mut self) -> KeyTable<'j> {
         self.clear();
-        KeyTable { slots: self.slots, texts: Vec::new(), hashes: self.hashes }
+        KeyTable { slots: self.slots, texts: reuse_slices(self.texts), hashes: self.hashes }
     }
+}
+
+/// An empty list of slices of any lifetime in the memory of `list` (its slices are
+/// dropped; the allocation is kept: a map to the same layout collects in place).
+pub(crate) fn reuse_slices<'j, T>(mut list: Vec<&[T]>) -> Vec<&'j [T]> {
+    list.clear();
+    list.into_iter().map(|_| -> &'j [T] { unreachable!("the list is empty") }).collect()
 }
 
 /// Whether two keys with the same key hash are the same key. Up to 8 bytes, the hash is a
@@ -126,7 +133,7 @@ impl<'k> KeyTable<'k> {
 /// hashes and lengths are equal keys, with no compare.
 #[inline(always)]
 fn same_key(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && (a.len() <= 8 || a == b)
+    a.len() == b.len() && (a.len() <= 8 || crate::format::dictionary::bytes_eq(a, b))
 }
 
 #[cfg(test)]
@@ -144,6 +151,16 @@ mod tests {
         assert_eq!(t.hashes()[3], hash::key_hash(b"key3"));
         t.clear();
         assert_eq!(t.intern(b"other"), 0);
+    }
+
+    #[test]
+    fn reused_slice_lists_keep_their_memory() {
+        let text = String::from("abc");
+        let list: Vec<&[u8]> = vec![text.as_bytes(); 1000];
+        let (capacity, at) = (list.capacity(), list.as_ptr() as usize);
+        let reused: Vec<&'static [u8]> = reuse_slices(list);
+        assert!(reused.is_empty());
+        assert_eq!((reused.capacity(), reused.as_ptr() as usize), (capacity, at));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::keys::reuse_slices;
 use super::{too_many_children, write_document, Child, KeyTable, Keys, Levels, Node, Source, TypedBlock, POINTER};
 use crate::error::{Category, Error, Result};
 use crate::format::header;
@@ -32,11 +33,11 @@ pub(crate) fn plan_value(value: &Value, max_depth: usize, sink: &mut impl super:
 /// Runs `f` with a planner whose lists come from this thread's scratch, and keeps them
 /// for the next call.
 fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl FnOnce(&mut Planner<'a>) -> R) -> R {
-    let (levels, keys) = SCRATCH.take();
+    let (levels, keys, blocks) = SCRATCH.take();
     let mut planner = Planner {
         levels,
         keys: keys.recycle(),
-        blocks: Vec::new(),
+        blocks: reuse_slices(blocks),
         typed: Vec::new(),
         tables: Vec::new(),
         packed: Vec::new(),
@@ -44,10 +45,11 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
         max_depth,
     };
     let bytes = f(&mut planner);
-    let Planner { mut levels, keys, .. } = planner;
-    if levels.heap_size() + keys.heap_size() <= SCRATCH_LIMIT {
+    let Planner { mut levels, keys, blocks, .. } = planner;
+    let blocks_size = blocks.capacity() * size_of::<&[u8]>();
+    if levels.heap_size() + keys.heap_size() + blocks_size <= SCRATCH_LIMIT {
         levels.clear();
-        SCRATCH.set((levels, keys.recycle()));
+        SCRATCH.set((levels, keys.recycle(), reuse_slices(blocks)));
     }
     bytes
 }
@@ -55,7 +57,7 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
 thread_local! {
     /// The planner's lists, kept between calls (per thread) so that a document does not
     /// pay for growing them again; dropped when they pass `SCRATCH_LIMIT` bytes.
-    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>)> = std::cell::Cell::new(Default::default());
+    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>, Vec<&'static [u8]>)> = std::cell::Cell::new(Default::default());
 }
 
 const SCRATCH_LIMIT: usize = 16 << 20;
@@ -123,9 +125,19 @@ impl<'a> Planner<'a> {
 
     /// Records `v` (the root at depth 0, or a child of a container at depth `depth` − 1):
     /// returns its tag, its slot value as `Child::value` holds it, and the width it needs.
-    #[inline]
+    #[inline(always)]
     fn visit(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
-        Ok(match v {
+        match self.leaf(v) {
+            Some(slot) => Ok(slot),
+            None => self.visit_composite(v, depth),
+        }
+    }
+
+    /// The slot of a scalar, string or bytes value (most values: inline, no call), or
+    /// `None` for the others.
+    #[inline(always)]
+    fn leaf(&mut self, v: &'a Value) -> Option<(u8, u64, u8)> {
+        Some(match v {
             Value::Null => (tag::NULL, 0, 1),
             Value::Bool(b) => (if *b { tag::TRUE } else { tag::FALSE }, 0, 1),
             Value::Int(x) => (tag::INT, *x as u64, signed_width(*x) as u8),
@@ -136,6 +148,14 @@ impl<'a> Planner<'a> {
             Value::F32(x) => (tag::F32, x.to_bits() as u64, 4),
             Value::String(s) => self.block(tag::STRING, s.as_bytes()),
             Value::Bytes(b) => self.block(tag::BYTES, b),
+            _ => return None,
+        })
+    }
+
+    /// Records a bignum, container, typed array, table or packed block `v`, as `visit` does.
+    #[inline(never)]
+    fn visit_composite(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
+        Ok(match v {
             Value::BigNum(s) => {
                 if !is_bignum_text(s.as_bytes()) || s.parse::<i64>().is_ok() || s.parse::<u64>().is_ok() {
                     return Err(Error::new(
@@ -155,6 +175,7 @@ impl<'a> Planner<'a> {
                 self.tables.push(t);
                 (tag::TABLE, (self.tables.len() - 1) as u64, POINTER)
             }
+            _ => unreachable!("leaf values are recorded by `leaf`"),
         })
     }
 
@@ -197,7 +218,7 @@ impl<'a> Planner<'a> {
                 self.typed.push(t);
                 (tag::TYPED, (self.typed.len() - 1) as u64, POINTER)
             }
-            _ => unreachable!("scalars are visited inline"),
+            _ => unreachable!("only containers and typed arrays come here"),
         })
     }
 

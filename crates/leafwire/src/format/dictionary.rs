@@ -184,7 +184,7 @@ fn bad_offsets(at: usize, id: u64, start: usize, end: usize) -> Error {
 /// Equality of byte strings, short ones (most keys) in at most two overlapping loads a
 /// side and no library call.
 #[inline(always)]
-fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
