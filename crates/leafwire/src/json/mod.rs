@@ -87,5 +87,5 @@ pub fn to_json(leafwire: &[u8]) -> Result<String> {
 pub fn to_json_with(leafwire: &[u8], options: &JsonOptions) -> Result<String> {
     let mut out = Vec::with_capacity(leafwire.len() * 3 / 2);
     write_json_node_with(&Document::open(leafwire)?.root(), &mut out, options.max_depth)?;
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    Ok(crate::format::data::into_string(out).expect("the JSON writer writes UTF-8"))
 }

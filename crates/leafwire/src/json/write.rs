@@ -21,7 +21,7 @@ pub fn to_json_node(node: &Node<'_>) -> Result<String> {
     let mut out = Vec::with_capacity(node.buf().len() + node.buf().len() / 2);
     write_json_node(node, &mut out)?;
     // The writer writes only valid UTF-8: document strings are checked, the rest is ASCII.
-    Ok(String::from_utf8(out).expect("JSON text is UTF-8"))
+    Ok(crate::format::data::into_string(out).expect("JSON text is UTF-8"))
 }
 
 /// Writes the value at `node` as compact JSON text into `writer`.
@@ -68,7 +68,7 @@ pub fn table_part_to_json(column: &crate::table::ColumnRef<'_>, row: Option<usiz
             out.push(b']');
         }
     }
-    Ok(String::from_utf8(out).expect("JSON text is UTF-8"))
+    Ok(crate::format::data::into_string(out).expect("JSON text is UTF-8"))
 }
 
 /// Cell `i` of a table column as JSON (spec §15.2).
@@ -379,19 +379,22 @@ fn write_str(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    if needs_escape(bytes) {
-        write_escaped(out, bytes);
-    } else {
-        out.extend_from_slice(bytes);
+    match first_special(bytes, 0) {
+        None => out.extend_from_slice(bytes),
+        Some(first) => write_escaped(out, bytes, first),
     }
     out.push(b'"');
 }
 
+/// Writes `bytes` escaped, its first byte to escape being at `first`: the runs between
+/// special bytes are copied whole.
 #[cold]
-fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+fn write_escaped(out: &mut Vec<u8>, bytes: &[u8], first: usize) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let (mut run, mut next) = (0, Some(first));
+    while let Some(i) = next {
+        out.extend_from_slice(&bytes[run..i]);
+        let b = bytes[i];
         let short = match b {
             b'"' => b'"',
             b'\\' => b'\\',
@@ -400,33 +403,115 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
             b'\n' => b'n',
             b'\r' => b'r',
             b'\t' => b't',
-            0..=0x1F => 0,
-            _ => continue,
+            _ => 0,
         };
-        out.extend_from_slice(&bytes[run..i]);
-        run = i + 1;
         if short != 0 {
             out.extend_from_slice(&[b'\\', short]);
         } else {
             out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
         }
+        run = i + 1;
+        next = first_special(bytes, run);
     }
     out.extend_from_slice(&bytes[run..]);
 }
 
-/// Whether a JSON string needs an escape: a control character, a quote or a backslash.
-/// Sixteen bytes at a time without an early exit inside, so the check vectorizes.
+/// Where the first byte from `from` on that a JSON string must escape is: a control
+/// character, a quote or a backslash. Sixteen bytes at a time with SSE2 (every x86-64
+/// has it), else eight with the word tests of "Bit Twiddling Hacks".
 #[inline]
-fn needs_escape(bytes: &[u8]) -> bool {
-    let special = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
-    let mut chunks = bytes.chunks_exact(16);
-    for chunk in &mut chunks {
-        if chunk.iter().fold(false, |any, &b| any | special(b)) {
-            return true;
+fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::first_special(bytes, from)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        swar::first_special(bytes, from)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::*;
+
+    /// One bit per byte of the 16 at `bytes[at..]` that must be escaped.
+    #[inline(always)]
+    fn special(bytes: &[u8], at: usize) -> u32 {
+        let block: &[u8; 16] = bytes[at..at + 16].try_into().unwrap();
+        // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `block`, unaligned.
+        unsafe {
+            let v = _mm_loadu_si128(block.as_ptr().cast());
+            // Unsigned v < 0x20 exactly when max(v, 0x1F) is 0x1F.
+            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F));
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32
         }
     }
-    chunks.remainder().iter().any(|&b| special(b))
+
+    #[inline]
+    pub(super) fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
+        let n = bytes.len();
+        let mut at = from;
+        while at + 16 <= n {
+            let bits = special(bytes, at);
+            if bits != 0 {
+                return Some(at + bits.trailing_zeros() as usize);
+            }
+            at += 16;
+        }
+        if at == n {
+            return None;
+        }
+        if n >= from + 16 {
+            // The last sixteen bytes, overlapping the blocks above (found clean).
+            let bits = special(bytes, n - 16) >> (at - (n - 16));
+            return (bits != 0).then(|| at + bits.trailing_zeros() as usize);
+        }
+        super::swar::first_special(bytes, at)
+    }
 }
+
+mod swar {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = ONES * 0x80;
+
+    /// The high bit of each byte to escape; the lowest one set is exact (`hasless` and
+    /// `haszero` borrow only into bytes above a true match).
+    #[inline(always)]
+    fn special(w: u64) -> u64 {
+        let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+        let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
+        control | zero_byte(w ^ (ONES * b'"' as u64)) | zero_byte(w ^ (ONES * b'\\' as u64))
+    }
+
+    #[inline]
+    pub(super) fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
+        let found = |at: usize, bits: u64| (bits != 0).then(|| at + bits.trailing_zeros() as usize / 8);
+        let mut at = from;
+        while at + 8 <= bytes.len() {
+            let bits = special(u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()));
+            if bits != 0 {
+                return found(at, bits);
+            }
+            at += 8;
+        }
+        let n = bytes.len();
+        if at == n {
+            return None;
+        }
+        if n >= from + 8 {
+            // The last eight bytes, overlapping the words above: the bytes before `at` in
+            // it were found clean, so nothing below `at` is flagged.
+            return found(n - 8, special(u64::from_le_bytes(bytes[n - 8..].try_into().unwrap())));
+        }
+        let mut word = [b' '; 8];
+        word[..n - at].copy_from_slice(&bytes[at..]);
+        found(at, special(u64::from_le_bytes(word)))
+    }
+}
+
 
 /// Prefixes an error's path (a JSON Pointer) with one step.
 #[cold]
@@ -444,4 +529,37 @@ fn not_finite(v: f64, offset: u64) -> Error {
 /// Escapes a key as a JSON Pointer token (RFC 6901).
 fn escape_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_special_finds_every_special_byte_at_every_place() {
+        #[cfg(target_arch = "x86_64")]
+        check(sse2::first_special);
+        check(swar::first_special);
+    }
+
+    fn check(first_special: fn(&[u8], usize) -> Option<usize>) {
+        let naive = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        for n in 0..40 {
+            let clean: Vec<u8> = (0..n).map(|i| [b'a', 0x7F, 0xC3, 0xA9, b' ', b'!', b'#', b'[', b']', 0xFF][i % 10]).collect();
+            assert_eq!(first_special(&clean, 0), None, "{clean:?}");
+            for at in 0..n {
+                for special in (0u8..0x20).chain([b'"', b'\\']) {
+                    let mut text = clean.clone();
+                    text[at] = special;
+                    assert_eq!(first_special(&text, 0), Some(at), "{text:?}");
+                    assert_eq!(first_special(&text, at + 1), None, "{text:?}");
+                }
+                for near in [0x20u8, 0x21, 0x23, 0x5B, 0x5D, 0xA2, 0xDC, 0x80] {
+                    let mut text = clean.clone();
+                    text[at] = near;
+                    assert_eq!(first_special(&text, 0).is_some(), naive(&text), "{text:?}");
+                }
+            }
+        }
+    }
 }
