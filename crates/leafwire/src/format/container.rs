@@ -282,7 +282,8 @@ impl Shape {
     #[inline(always)]
     pub fn geometry(&self, pos: usize) -> Geometry {
         let header_len = if self.capacity.is_none() && self.count < 0x80 { 2 } else { self.header_len() };
-        self.place::<Plain>(pos, header_len).expect("plain arithmetic always places")
+        // Checked: a capacity a caller asked for may be absurd, and must fail loudly.
+        self.checked_geometry(pos, header_len).expect("a block held in memory has positions below usize::MAX")
     }
 
     /// Where the parts lie when the block starts at `pos` and its header is `header_len`
@@ -372,8 +373,7 @@ impl Arith for Checked {
     }
 }
 
-/// Sizes that cannot overflow: a block held in memory, or a small count at a position
-/// inside a buffer (always `Some`).
+/// Sizes that cannot overflow: a small count at a position inside a buffer (always `Some`).
 struct Plain;
 
 impl Arith for Plain {
