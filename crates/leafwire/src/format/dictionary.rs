@@ -120,15 +120,25 @@ impl Dict {
     /// The bytes of key `id`; checks the id and the offsets.
     #[inline]
     pub fn key<'a>(&self, buf: &'a [u8], id: u64) -> Result<&'a [u8]> {
+        let (start, end) = self.key_span(buf, id)?;
+        Ok(&buf[self.bytes_at + start..self.bytes_at + end])
+    }
+
+    /// Where key `id` lies in the key bytes, `(start, end)`: the id and offsets checked.
+    #[inline(always)]
+    fn key_span(&self, buf: &[u8], id: u64) -> Result<(usize, usize)> {
         if id >= self.count as u64 {
             return Err(self.bad_id(id));
         }
-        // In bounds: parse checked that capacity + 1 offsets fit, and id < count ≤ capacity.
-        let (start, end) = (self.offset(buf, id as usize), self.offset(buf, id as usize + 1));
+        // `offsets[id]` and `offsets[id + 1]` in one read: parse proved that capacity + 1
+        // offsets fit, and id < count ≤ capacity.
+        let at = self.offsets_at + 4 * id as usize;
+        let pair = u64::from_le_bytes(buf[at..at + 8].try_into().unwrap());
+        let (start, end) = (pair as u32 as usize, (pair >> 32) as usize);
         if start > end || end > self.bytes_capacity as usize {
-            return Err(bad_offsets(self.offsets_at + 4 * id as usize, id, start, end));
+            return Err(bad_offsets(at, id, start, end));
         }
-        Ok(&buf[self.bytes_at + start..self.bytes_at + end])
+        Ok((start, end))
     }
 
     #[cold]
@@ -157,21 +167,11 @@ impl Dict {
         Ok(hash::probe(table, 4, hash, |id| self.key_is(buf, id as u64, key))?.map(|id| id as u64))
     }
 
-    /// Whether key `id` is `key`, checking the id and offsets as [`key`](Self::key) does; the
-    /// lengths are compared before any byte is.
+    /// Whether key `id` is `key` (the id and offsets checked); the lengths are compared
+    /// before any byte is.
     #[inline(always)]
     fn key_is(&self, buf: &[u8], id: u64, key: &[u8]) -> Result<bool> {
-        if id >= self.count as u64 {
-            return Err(self.bad_id(id));
-        }
-        // `offsets[id]` and `offsets[id + 1]` in one read: parse proved that capacity + 1
-        // offsets fit, and id < count ≤ capacity.
-        let at = self.offsets_at + 4 * id as usize;
-        let pair = u64::from_le_bytes(buf[at..at + 8].try_into().unwrap());
-        let (start, end) = (pair as u32 as usize, (pair >> 32) as usize);
-        if start > end || end > self.bytes_capacity as usize {
-            return Err(bad_offsets(at, id, start, end));
-        }
+        let (start, end) = self.key_span(buf, id)?;
         Ok(end - start == key.len() && bytes_eq(&buf[self.bytes_at + start..self.bytes_at + end], key))
     }
 }
