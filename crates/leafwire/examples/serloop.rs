@@ -1,7 +1,7 @@
 //! Profiling aid: serde to_vec of a small and a big workbook-like struct, or of a
 //! GraphQL-response-like struct (strings and nested records, as the bench's `graphql`
-//! model), N times.
-use serde::Serialize;
+//! model), N times; `graphql-de` deserializes that struct N times.
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 #[derive(Serialize)]
@@ -23,26 +23,26 @@ fn book(pages: usize, rows: usize, items: usize) -> Book {
 }
 
 /// The shapes of the bench's GraphQL model (bench/src/trees/model.rs).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct GraphQl { data: Data }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Data { count: Count, orders: Vec<Order> }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Count { id: String, order_total: u64, wearable_total: u64 }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Order { created_at: String, nft: Nft, price: String, status: String }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Nft { bids: Vec<Bid>, search_is_land: bool, search_is_wearable_accessory: bool, search_text: String, wearable: Wearable }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Bid { bidder: String, block_number: String, status: String }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Wearable { body_shapes: Vec<String>, category: String, collection: String, name: String, owner: Owner, rarity: String, representation_id: String }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Owner { mana: String }
 
 fn graphql(orders: usize) -> GraphQl {
@@ -78,7 +78,10 @@ fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
     let n: usize = std::env::args().nth(2).map_or(1000, |v| v.parse().unwrap());
     let mut total = 0;
-    if mode == "graphql" {
+    if mode == "graphql-de" {
+        let bytes = leafwire::to_vec(&graphql(100)).unwrap();
+        for _ in 0..n { total += leafwire::from_slice::<GraphQl>(&bytes).unwrap().data.orders.len(); }
+    } else if mode == "graphql" {
         let g = graphql(100);
         for _ in 0..n { total += leafwire::to_vec(&g).unwrap().len(); }
     } else {
