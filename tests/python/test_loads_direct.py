@@ -256,3 +256,36 @@ def test_floats_keep_their_bits():
     values = [-0.0, math.inf, -math.inf, math.nan, 5e-324, 1.7976931348623157e308]
     back = leafwire.loads(leafwire.dumps(values))
     assert [struct.pack("<d", v) for v in back] == [struct.pack("<d", v) for v in values]
+
+
+def test_the_collector_is_paused_only_during_the_walk():
+    """`loads` holds the cyclic collector off while it builds its tree; afterwards the
+    collector is as it was, after a success or an error, and the objects made are tracked
+    as any others (a cycle made from them later is still collected)."""
+    import gc
+    import weakref
+
+    data = leafwire.dumps({"rows": [[1.5, 2.5]] * 2000, "names": [{"n": "x"}] * 100})
+    assert gc.isenabled()
+    value = leafwire.loads(data)
+    assert gc.isenabled() and gc.is_tracked(value) and gc.is_tracked(value["rows"][0])
+    with pytest.raises(leafwire.DecodeError):
+        leafwire.loads(data[:-9])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        leafwire.loads(data)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    class Box:
+        pass
+
+    rows = leafwire.loads(data)["rows"]
+    box = Box()
+    box.rows, probe = rows, weakref.ref(box)
+    rows.append(box)
+    del box, rows
+    gc.collect()
+    assert probe() is None
