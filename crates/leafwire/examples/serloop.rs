@@ -1,14 +1,14 @@
 //! Profiling aid: serde to_vec of a small and a big workbook-like struct, or of a
 //! GraphQL-response-like struct (strings and nested records, as the bench's `graphql`
-//! model), N times; `graphql-de` deserializes that struct N times.
+//! model), N times; `graphql-de`, `small-de`, `big-de` deserialize those structs N times.
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Cell { id: u64, name: String, values: Vec<f64>, tags: Vec<String>, attrs: BTreeMap<i64, f64>, flag: bool, note: Option<String> }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Page { title: String, index: u32, cells: Vec<Cell> }
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize)]
 struct Book { name: String, pages: Vec<Page>, meta: BTreeMap<String, String> }
 
 fn book(pages: usize, rows: usize, items: usize) -> Book {
@@ -78,7 +78,10 @@ fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
     let n: usize = std::env::args().nth(2).map_or(1000, |v| v.parse().unwrap());
     let mut total = 0;
-    if mode == "graphql-de" {
+    if mode == "small-de" || mode == "big-de" {
+        let bytes = leafwire::to_vec(&if mode == "big-de" { book(20, 500, 20) } else { book(3, 5, 5) }).unwrap();
+        for _ in 0..n { total += leafwire::from_slice::<Book>(&bytes).unwrap().pages.len(); }
+    } else if mode == "graphql-de" {
         let bytes = leafwire::to_vec(&graphql(100)).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<GraphQl>(&bytes).unwrap().data.orders.len(); }
     } else if mode == "graphql" {
