@@ -363,3 +363,27 @@ fn damaged_journals_and_checksum_tables_are_errors() {
     }
     eprintln!("{tried} damaged journals and checksum tables");
 }
+
+/// A string that is not UTF-8 is an error at its block on every path that reads text
+/// (JSON out, lookups, validation), whether its valid form would have been plain ASCII,
+/// escaped or non-ASCII, short or long.
+#[test]
+fn invalid_utf8_in_a_string_is_an_error_at_its_block() {
+    let texts = ["plain-ascii", "say \"hi\"\n", "caf\u{e9} cr\u{e8}me", &"long plain text ".repeat(6), &"\u{e9}t\u{e9} ".repeat(20)];
+    for text in texts {
+        let json = serde_json::to_vec(&serde_json::json!({"k": text, "n": 1})).unwrap();
+        let doc = leafwire::json::from_json(&json).unwrap();
+        assert_eq!(leafwire::json::to_json(&doc).unwrap().as_bytes(), &json[..]);
+        let at = doc.windows(text.len()).position(|w| w == text.as_bytes()).expect("the text is in the data section");
+        for (i, bad) in [(0, 0xFF), (text.len() - 1, 0xC3), (text.len() / 2, 0x80)] {
+            let mut broken = doc.clone();
+            broken[at + i] = bad;
+            let block = (at - 1) as u64; // the length varint (one byte) starts the block
+            let err = leafwire::json::to_json(&broken).unwrap_err();
+            assert_eq!((err.category(), err.offset()), (Category::Malformed, Some(block)), "{text:?} {i}: {err}");
+            let err = Document::open(&broken).unwrap().pointer("/k").unwrap().as_str().unwrap_err();
+            assert_eq!((err.category(), err.offset()), (Category::Malformed, Some(block)), "{text:?} {i}: {err}");
+            assert!(leafwire::validate(&broken).is_err(), "{text:?} {i}");
+        }
+    }
+}

@@ -45,7 +45,7 @@ impl Budget {
     /// A string block's text, checked for UTF-8, its cost spent.
     #[inline]
     pub fn string<'a>(&self, buf: &'a [u8], payload: u64) -> Result<&'a str> {
-        super::data::utf8(self.block(buf, payload)?).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))
+        super::data::text(self.block(buf, payload)?, payload)
     }
 
     /// Cost of a string, bytes or bignum block of `len` content bytes.

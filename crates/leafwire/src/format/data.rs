@@ -66,6 +66,12 @@ pub fn utf8(bytes: &[u8]) -> Option<&str> {
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
+/// The content of the string block at `payload` as text: an error there unless UTF-8.
+#[inline]
+pub fn text(content: &[u8], payload: u64) -> Result<&str> {
+    utf8(content).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))
+}
+
 /// The input length from which the UTF-8 validator works a vector at a time.
 const SIMD_BLOCK: usize = 64;
 

@@ -152,8 +152,8 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
             tag::F64 => self.f64(f64::from_bits(payload), 0)?,
             tag::F32 => self.f32(f32::from_bits(payload as u32), 0)?,
             tag::STRING => {
-                let text = self.budget.string(self.buf(), payload)?;
-                write_str(&mut self.out, text);
+                let content = self.block(payload)?;
+                self.string(content, payload)?;
             }
             tag::BYTES => {
                 // As serde_json writes bytes: an array of numbers.
@@ -288,6 +288,22 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         self.out.extend_from_slice(&self.quoted[start..]);
         // key_str checked the id against the dictionary's count.
         self.spans[id as usize] = (start, self.quoted.len());
+        Ok(())
+    }
+
+    /// A string block's content, quoted. Plain ASCII (most text) is copied after one scan,
+    /// which is also its UTF-8 check; anything else is checked as every reader checks it
+    /// and escaped.
+    #[inline]
+    fn string(&mut self, content: &[u8], payload: u64) -> Result<()> {
+        if first_special_or_non_ascii(content, 0).is_none() {
+            self.out.reserve(content.len() + 2);
+            self.out.push(b'"');
+            self.out.extend_from_slice(content);
+            self.out.push(b'"');
+            return Ok(());
+        }
+        write_str(&mut self.out, crate::format::data::text(content, payload)?);
         Ok(())
     }
 
@@ -469,11 +485,25 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8], first: usize) {
 fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::first_special(bytes, from)
+        sse2::first_special::<false>(bytes, from)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        swar::first_special(bytes, from)
+        swar::first_special::<false>(bytes, from)
+    }
+}
+
+/// The position of the first byte at or after `from` that must be escaped or is not ASCII:
+/// `None` says the text is ASCII (so UTF-8) and goes out as it is.
+#[inline]
+fn first_special_or_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::first_special::<true>(bytes, from)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        swar::first_special::<true>(bytes, from)
     }
 }
 
@@ -481,9 +511,10 @@ fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
 mod sse2 {
     use std::arch::x86_64::*;
 
-    /// One bit per byte of the 16 at `bytes[at..]` that must be escaped.
+    /// One bit per byte of the 16 at `bytes[at..]` that must be escaped (or, with
+    /// `NON_ASCII`, is not ASCII).
     #[inline(always)]
-    fn special(bytes: &[u8], at: usize) -> u32 {
+    fn special<const NON_ASCII: bool>(bytes: &[u8], at: usize) -> u32 {
         let block: &[u8; 16] = bytes[at..at + 16].try_into().unwrap();
         // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `block`, unaligned.
         unsafe {
@@ -492,16 +523,22 @@ mod sse2 {
             let control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1F)), _mm_set1_epi8(0x1F));
             let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
             let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32
+            let escapes = _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32;
+            // The mask of the bytes' own high bits: the non-ASCII ones.
+            if NON_ASCII {
+                escapes | _mm_movemask_epi8(v) as u32
+            } else {
+                escapes
+            }
         }
     }
 
     #[inline]
-    pub(super) fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
+    pub(super) fn first_special<const NON_ASCII: bool>(bytes: &[u8], from: usize) -> Option<usize> {
         let n = bytes.len();
         let mut at = from;
         while at + 16 <= n {
-            let bits = special(bytes, at);
+            let bits = special::<NON_ASCII>(bytes, at);
             if bits != 0 {
                 return Some(at + bits.trailing_zeros() as usize);
             }
@@ -512,10 +549,10 @@ mod sse2 {
         }
         if n >= from + 16 {
             // The last sixteen bytes, overlapping the blocks above (found clean).
-            let bits = special(bytes, n - 16) >> (at - (n - 16));
+            let bits = special::<NON_ASCII>(bytes, n - 16) >> (at - (n - 16));
             return (bits != 0).then(|| at + bits.trailing_zeros() as usize);
         }
-        super::swar::first_special(bytes, at)
+        super::swar::first_special::<NON_ASCII>(bytes, at)
     }
 }
 
@@ -523,21 +560,27 @@ mod swar {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = ONES * 0x80;
 
-    /// The high bit of each byte to escape; the lowest one set is exact (`hasless` and
-    /// `haszero` borrow only into bytes above a true match).
+    /// The high bit of each byte to escape (or, with `NON_ASCII`, not ASCII: its own high
+    /// bit); the lowest one set is exact (`hasless` and `haszero` borrow only into bytes
+    /// above a true match).
     #[inline(always)]
-    fn special(w: u64) -> u64 {
+    fn special<const NON_ASCII: bool>(w: u64) -> u64 {
         let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
         let control = w.wrapping_sub(ONES * 0x20) & !w & HIGHS;
-        control | zero_byte(w ^ (ONES * b'"' as u64)) | zero_byte(w ^ (ONES * b'\\' as u64))
+        let escapes = control | zero_byte(w ^ (ONES * b'"' as u64)) | zero_byte(w ^ (ONES * b'\\' as u64));
+        if NON_ASCII {
+            escapes | w & HIGHS
+        } else {
+            escapes
+        }
     }
 
     #[inline]
-    pub(super) fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
+    pub(super) fn first_special<const NON_ASCII: bool>(bytes: &[u8], from: usize) -> Option<usize> {
         let found = |at: usize, bits: u64| (bits != 0).then(|| at + bits.trailing_zeros() as usize / 8);
         let mut at = from;
         while at + 8 <= bytes.len() {
-            let bits = special(u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()));
+            let bits = special::<NON_ASCII>(u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()));
             if bits != 0 {
                 return found(at, bits);
             }
@@ -550,11 +593,11 @@ mod swar {
         if n >= from + 8 {
             // The last eight bytes, overlapping the words above: the bytes before `at` in
             // it were found clean, so nothing below `at` is flagged.
-            return found(n - 8, special(u64::from_le_bytes(bytes[n - 8..].try_into().unwrap())));
+            return found(n - 8, special::<NON_ASCII>(u64::from_le_bytes(bytes[n - 8..].try_into().unwrap())));
         }
         let mut word = [b' '; 8];
         word[..n - at].copy_from_slice(&bytes[at..]);
-        found(at, special(u64::from_le_bytes(word)))
+        found(at, special::<NON_ASCII>(u64::from_le_bytes(word)))
     }
 }
 
@@ -584,17 +627,26 @@ mod tests {
     #[test]
     fn first_special_finds_every_special_byte_at_every_place() {
         #[cfg(target_arch = "x86_64")]
-        check(sse2::first_special);
-        check(swar::first_special);
+        check(sse2::first_special::<false>, false);
+        check(swar::first_special::<false>, false);
     }
 
-    fn check(first_special: fn(&[u8], usize) -> Option<usize>) {
-        let naive = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+    #[test]
+    fn first_special_or_non_ascii_finds_every_such_byte_at_every_place() {
+        #[cfg(target_arch = "x86_64")]
+        check(sse2::first_special::<true>, true);
+        check(swar::first_special::<true>, true);
+    }
+
+    fn check(first_special: fn(&[u8], usize) -> Option<usize>, non_ascii: bool) {
+        let naive = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\' || (non_ascii && c >= 0x80));
+        let specials: Vec<u8> = (0u8..0x20).chain([b'"', b'\\']).chain(if non_ascii { vec![0x80, 0xC3, 0xFF] } else { vec![] }).collect();
+        let plain: &[u8] = if non_ascii { b"a\x7F !#[]~0Z" } else { &[b'a', 0x7F, 0xC3, 0xA9, b' ', b'!', b'#', b'[', b']', 0xFF] };
         for n in 0..40 {
-            let clean: Vec<u8> = (0..n).map(|i| [b'a', 0x7F, 0xC3, 0xA9, b' ', b'!', b'#', b'[', b']', 0xFF][i % 10]).collect();
+            let clean: Vec<u8> = (0..n).map(|i| plain[i % plain.len()]).collect();
             assert_eq!(first_special(&clean, 0), None, "{clean:?}");
             for at in 0..n {
-                for special in (0u8..0x20).chain([b'"', b'\\']) {
+                for &special in &specials {
                     let mut text = clean.clone();
                     text[at] = special;
                     assert_eq!(first_special(&text, 0), Some(at), "{text:?}");

@@ -16,7 +16,7 @@ pub(crate) mod typed;
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
-use crate::format::data::{self, utf8};
+use crate::format::data;
 use crate::format::dictionary::Dict;
 use crate::format::header::{self, RootRecord};
 use crate::format::typed::TypedHeader;
@@ -381,7 +381,7 @@ impl<'a> Node<'a> {
     #[inline]
     pub fn as_str(&self) -> Result<&'a str> {
         let bytes = self.data_block(tag::STRING, "a string")?;
-        utf8(bytes).ok_or_else(|| Error::malformed(self.payload, "string is not valid UTF-8"))
+        data::text(bytes, self.payload)
     }
 
     /// A bytes value, borrowed from the document.

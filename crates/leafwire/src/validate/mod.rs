@@ -6,7 +6,7 @@ use blocks::Blocks;
 
 use crate::error::{Error, Result};
 use crate::format::container::Geometry;
-use crate::format::data::{self, utf8};
+use crate::format::data;
 use crate::format::dictionary::Dict;
 use crate::format::typed::TypedHeader;
 use crate::format::{self, hash, is_bignum_text, read_u32, read_uint, tag, ElementType, HEADER_LEN};
@@ -340,7 +340,7 @@ impl<'a> Validator<'a> {
 
     fn string(&mut self, offset: u64) -> Result<()> {
         let bytes = self.data(offset)?;
-        utf8(bytes).ok_or_else(|| Error::malformed(offset, "string is not valid UTF-8"))?;
+        data::text(bytes, offset)?;
         self.stats.strings += 1;
         Ok(())
     }
