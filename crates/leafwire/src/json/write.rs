@@ -139,6 +139,9 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         self.typed(&typed.header, typed.level, typed.start)
     }
 
+    /// Writes one value. Inlined into `container`'s loop (and the root), so that a scalar
+    /// or string child costs no call; containers and the rarer kinds are calls.
+    #[inline(always)]
     fn value(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<()> {
         if self.out.len() >= self.flush_at {
             self.flush()?;
@@ -155,6 +158,18 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
                 let content = self.block(payload)?;
                 self.string(content, payload)?;
             }
+            tag::BYTES | tag::BIGNUM | tag::TYPED => self.block_value(t, payload)?,
+            tag::PACKED | tag::PACKED_OBJECT => self.packed(t, payload, depth_left)?,
+            tag::TABLE => self.table(payload)?,
+            _ => self.container(t, payload, depth_left)?,
+        }
+        Ok(())
+    }
+
+    /// Bytes, a bignum or a typed array.
+    #[inline(never)]
+    fn block_value(&mut self, t: u8, payload: u64) -> Result<()> {
+        match t {
             tag::BYTES => {
                 // As serde_json writes bytes: an array of numbers.
                 let bytes = self.block(payload)?;
@@ -174,14 +189,11 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
                 }
                 self.out.extend_from_slice(digits);
             }
-            tag::TYPED => {
+            _ => {
                 let header = TypedHeader::parse(self.buf(), payload)?;
                 self.budget.charge(Budget::typed_header_cost(&header), payload)?;
                 self.typed(&header, 0, 0)?;
             }
-            tag::PACKED | tag::PACKED_OBJECT => self.packed(t, payload, depth_left)?,
-            tag::TABLE => self.table(payload)?,
-            _ => self.container(t, payload, depth_left)?,
         }
         Ok(())
     }
@@ -228,6 +240,7 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         Ok(())
     }
 
+    #[inline(never)]
     fn container(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<()> {
         self.budget.charge(1, payload)?;
         let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
@@ -269,7 +282,8 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
     fn key(&mut self, id: u64) -> Result<()> {
         if let Some(&(start, end)) = self.spans.get(id as usize) {
             if start != end {
-                self.out.extend_from_slice(&self.quoted[start..end]);
+                // Each quoted key is followed by SHORT_COPY bytes of padding (`new_key`).
+                push_short(&mut self.out, &self.quoted[start..], end - start);
                 return Ok(());
             }
         }
@@ -288,6 +302,7 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         self.out.extend_from_slice(&self.quoted[start..]);
         // key_str checked the id against the dictionary's count.
         self.spans[id as usize] = (start, self.quoted.len());
+        self.quoted.extend_from_slice(&[0; SHORT_COPY]);
         Ok(())
     }
 
@@ -299,7 +314,13 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         if first_special_or_non_ascii(content, 0).is_none() {
             self.out.reserve(content.len() + 2);
             self.out.push(b'"');
-            self.out.extend_from_slice(content);
+            // The document's bytes from the text on, when there are enough to move short
+            // text in one fixed-size copy.
+            let from = content.as_ptr() as usize - self.buf().as_ptr() as usize;
+            match self.buf().get(from..from + SHORT_COPY) {
+                Some(padded) if content.len() <= SHORT_COPY => push_short(&mut self.out, padded, content.len()),
+                _ => self.out.extend_from_slice(content),
+            }
             self.out.push(b'"');
             return Ok(());
         }
@@ -403,6 +424,23 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         }
         self.out.push(b']');
         Ok(())
+    }
+}
+
+/// How many bytes `push_short` moves at once.
+const SHORT_COPY: usize = 32;
+
+/// Appends the first `len` bytes of `from`, which holds at least `len` bytes and at least
+/// [`SHORT_COPY`]: short texts (keys, most strings) then move as one fixed-size copy
+/// and a length cut, where a copy of `len` bytes is a `memcpy` call.
+#[inline(always)]
+fn push_short(out: &mut Vec<u8>, from: &[u8], len: usize) {
+    if len <= SHORT_COPY {
+        let end = out.len() + len;
+        out.extend_from_slice(&from[..SHORT_COPY]);
+        out.truncate(end);
+    } else {
+        out.extend_from_slice(&from[..len]);
     }
 }
 
