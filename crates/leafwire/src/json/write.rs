@@ -734,3 +734,23 @@ mod float_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod short_copy_tests {
+    /// Keys and strings of every length around the fixed-size copy (and strings that end
+    /// the document, where fewer than 32 bytes follow) come out as serde_json writes them.
+    #[test]
+    fn texts_of_every_length_round_trip() {
+        for len in 0..70 {
+            let text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            let mut object = serde_json::Map::new();
+            object.insert(text.clone(), serde_json::Value::String(text.clone()));
+            object.insert(format!("{text}!"), serde_json::json!([text.clone(), 1]));
+            for value in [serde_json::Value::Object(object), serde_json::Value::String(text.clone())] {
+                let json = serde_json::to_string(&value).unwrap();
+                let doc = crate::json::from_json(json.as_bytes()).unwrap();
+                assert_eq!(crate::json::to_json(&doc).unwrap(), json, "length {len}");
+            }
+        }
+    }
+}
