@@ -517,31 +517,30 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8], first: usize) {
 }
 
 /// Where the first byte from `from` on that a JSON string must escape is: a control
-/// character, a quote or a backslash. Sixteen bytes at a time with SSE2 (every x86-64
-/// has it), else eight with the word tests of "Bit Twiddling Hacks".
+/// character, a quote or a backslash.
 #[inline]
 fn first_special(bytes: &[u8], from: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        sse2::first_special::<false>(bytes, from)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        swar::first_special::<false>(bytes, from)
-    }
+    first_flagged::<false>(bytes, from)
 }
 
 /// The position of the first byte at or after `from` that must be escaped or is not ASCII:
 /// `None` says the text is ASCII (so UTF-8) and goes out as it is.
 #[inline]
 fn first_special_or_non_ascii(bytes: &[u8], from: usize) -> Option<usize> {
+    first_flagged::<true>(bytes, from)
+}
+
+/// Both scans: sixteen bytes at a time with SSE2 (every x86-64 has it), else eight with
+/// the word tests of "Bit Twiddling Hacks".
+#[inline(always)]
+fn first_flagged<const NON_ASCII: bool>(bytes: &[u8], from: usize) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
-        sse2::first_special::<true>(bytes, from)
+        sse2::first_special::<NON_ASCII>(bytes, from)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        swar::first_special::<true>(bytes, from)
+        swar::first_special::<NON_ASCII>(bytes, from)
     }
 }
 
