@@ -21,7 +21,7 @@ use crate::format::dictionary::Dict;
 use crate::format::header::{self, RootRecord};
 use crate::format::typed::TypedHeader;
 use crate::format::{is_bignum_text, tag};
-use crate::value::{Kind, Value};
+use crate::value::Kind;
 pub use iter::{Children, Entries, IntEntries, ObjectView};
 pub(crate) use pointer::array_index;
 pub use pointer::Pointer;
@@ -308,19 +308,12 @@ impl<'a> Node<'a> {
             return Ok(Node { level: self.level + 1, start: self.start + i * stride, ..*self });
         }
         let view = TypedRef { buf: self.buf, header: h, level: self.level, start: self.start };
-        Ok(self.element_node(view.element(i)))
+        Ok(self.element_node(view.element_slot(i)))
     }
 
     /// A typed array's element as a node of its own: an inline scalar.
-    pub(super) fn element_node(&self, element: Value) -> Node<'a> {
-        match element {
-            Value::Bool(b) => self.with(if b { tag::TRUE } else { tag::FALSE }, 0),
-            Value::Int(v) => self.with(tag::INT, v as u64),
-            Value::UInt(v) => self.with(tag::UINT, v),
-            Value::F32(v) => self.with(tag::F32, v.to_bits() as u64),
-            Value::F64(v) => self.with(tag::F64, v.to_bits()),
-            _ => unreachable!("typed elements are scalars"),
-        }
+    pub(super) fn element_node(&self, (t, payload): (u8, u64)) -> Node<'a> {
+        self.with(t, payload)
     }
 
     pub fn is_null(&self) -> bool {

@@ -10,7 +10,7 @@
 use std::str::FromStr;
 
 use super::lookup;
-use super::typed::{element_value, TypedRef};
+use super::typed::{element_slot, TypedRef};
 use super::Node;
 use crate::error::{Category, Error, Result};
 use crate::format::typed::{rank1, TypedHeader};
@@ -264,7 +264,7 @@ fn walk_typed<'a, T: Token>(node: Node<'a>, mut tokens: impl Iterator<Item = T>)
                 return Err(lookup::out_of_range(i, count, node.payload));
             }
             let (size, at) = (element.size(), data_pos + i * element.size());
-            return Ok(node.element_node(element_value(element, &node.buf[at..at + size])));
+            return Ok(node.element_node(element_slot(element, &node.buf[at..at + size])));
         }
     }
     walk_typed_general(node, tokens)
@@ -290,7 +290,7 @@ fn walk_typed_general<'a, T: Token>(node: Node<'a>, tokens: impl Iterator<Item =
     if level < header.rank {
         return Ok(Node { level, start, ..node });
     }
-    Ok(node.element_node((TypedRef { buf: node.buf, header, level: level - 1, start }).element(0)))
+    Ok(node.element_node((TypedRef { buf: node.buf, header, level: level - 1, start }).element_slot(0)))
 }
 
 /// An array index token (RFC 6901): decimal digits, no leading zero, at most 19 digits

@@ -3,7 +3,7 @@
 
 use crate::error::{Category, Error, Result};
 use crate::format::typed::TypedHeader;
-use crate::format::ElementType;
+use crate::format::{tag, ElementType};
 use crate::value::{TypedArray, TypedData, Value};
 
 /// The numbers of a whole one-dimensional typed array of `T` whose block is at `offset` in
@@ -96,11 +96,16 @@ impl<'a> TypedRef<'a> {
 
     /// Element `i` of the view (flat, row-major) as a scalar value.
     pub fn element(&self, i: usize) -> Value {
+        slot_value(self.element_slot(i))
+    }
+
+    /// Element `i`'s inline slot, a masked f64 read as the integer it stands for.
+    pub(crate) fn element_slot(&self, i: usize) -> (u8, u64) {
         let size = self.header.element.size();
         let at = self.header.data_pos + (self.start + i) * size;
-        match element_value(self.header.element, &self.buf[at..at + size]) {
-            Value::F64(v) if self.is_masked_int(i) => Value::Int(v as i64),
-            v => v,
+        match element_slot(self.header.element, &self.buf[at..at + size]) {
+            (tag::F64, bits) if self.is_masked_int(i) => (tag::INT, f64::from_bits(bits) as i64 as u64),
+            slot => slot,
         }
     }
 
@@ -132,21 +137,44 @@ impl<'a> TypedRef<'a> {
     }
 }
 
-/// One element's little-endian bytes `b` as a value (f64 as `F64`: an integer mask is the
+/// The inline slot (tag, payload, spec §3) of one element's little-endian bytes `b`: the
+/// form an element takes as a node of its own (f64 as `F64`: an integer mask is the
 /// caller's business).
-pub(crate) fn element_value(element: ElementType, b: &[u8]) -> Value {
+#[inline]
+pub(crate) fn element_slot(element: ElementType, b: &[u8]) -> (u8, u64) {
     use ElementType::*;
+    let int = |v: i64| (tag::INT, v as u64);
     match element {
-        Bool => Value::Bool(b[0] != 0),
-        I8 => Value::Int(b[0] as i8 as i64),
-        U8 => Value::Int(b[0] as i64),
-        I16 => Value::Int(i16::from_le_bytes([b[0], b[1]]) as i64),
-        U16 => Value::Int(u16::from_le_bytes([b[0], b[1]]) as i64),
-        I32 => Value::Int(i32::from_le_bytes(b.try_into().unwrap()) as i64),
-        U32 => Value::Int(u32::from_le_bytes(b.try_into().unwrap()) as i64),
-        I64 => Value::Int(i64::from_le_bytes(b.try_into().unwrap())),
-        U64 => Value::from_u64(u64::from_le_bytes(b.try_into().unwrap())),
-        F32 => Value::F32(f32::from_le_bytes(b.try_into().unwrap())),
-        F64 => Value::F64(f64::from_le_bytes(b.try_into().unwrap())),
+        Bool => (if b[0] != 0 { tag::TRUE } else { tag::FALSE }, 0),
+        I8 => int(b[0] as i8 as i64),
+        U8 => int(b[0] as i64),
+        I16 => int(i16::from_le_bytes([b[0], b[1]]) as i64),
+        U16 => int(u16::from_le_bytes([b[0], b[1]]) as i64),
+        I32 => int(i32::from_le_bytes(b.try_into().unwrap()) as i64),
+        U32 => int(u32::from_le_bytes(b.try_into().unwrap()) as i64),
+        I64 => int(i64::from_le_bytes(b.try_into().unwrap())),
+        U64 => match u64::from_le_bytes(b.try_into().unwrap()) {
+            v if v <= i64::MAX as u64 => (tag::INT, v),
+            v => (tag::UINT, v),
+        },
+        F32 => (tag::F32, f32::from_le_bytes(b.try_into().unwrap()).to_bits() as u64),
+        F64 => (tag::F64, u64::from_le_bytes(b.try_into().unwrap())),
+    }
+}
+
+/// One element's little-endian bytes `b` as a value: its [`element_slot`] read back.
+pub(crate) fn element_value(element: ElementType, b: &[u8]) -> Value {
+    slot_value(element_slot(element, b))
+}
+
+/// The value of an element's inline slot.
+fn slot_value((t, payload): (u8, u64)) -> Value {
+    match t {
+        tag::TRUE => Value::Bool(true),
+        tag::FALSE => Value::Bool(false),
+        tag::INT => Value::Int(payload as i64),
+        tag::UINT => Value::UInt(payload),
+        tag::F32 => Value::F32(f32::from_bits(payload as u32)),
+        _ => Value::F64(f64::from_bits(payload)),
     }
 }
