@@ -294,7 +294,12 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
     fn new_key(&mut self, id: u64) -> Result<()> {
         let text = self.node.key_str(id)?;
         if self.spans.is_empty() {
-            self.spans = vec![(0, 0); self.node.key_count() as usize];
+            let keys = self.node.key_count() as usize;
+            self.spans = vec![(0, 0); keys];
+            // Room for every key quoted and padded (most are short), so that a document's
+            // first keys do not grow the buffer a step at a time; bounded for huge
+            // dictionaries, of which a document may use few keys.
+            self.quoted.reserve((keys * (SHORT_COPY + 16)).min(QUOTED_RESERVE_MAX));
         }
         let start = self.quoted.len();
         write_str(&mut self.quoted, text);
@@ -426,6 +431,9 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
         Ok(())
     }
 }
+
+/// The most room reserved at once for the quoted keys.
+const QUOTED_RESERVE_MAX: usize = 64 << 10;
 
 /// How many bytes `push_short` moves at once.
 const SHORT_COPY: usize = 32;
