@@ -111,6 +111,13 @@ pub fn probe<E>(table: &[u8], entry: usize, hash: u64, mut matches: impl FnMut(u
 /// entry's position in `table` (an editor records what it changed).
 #[inline]
 pub fn insert(table: &mut [u8], entry: usize, hash: u64, value: usize) -> usize {
+    insert_entry(table, entry, hash, value)
+}
+
+/// [`insert`]'s probe, inlined where it is called: with a constant `entry` each step is one
+/// load and the write one store.
+#[inline(always)]
+fn insert_entry(table: &mut [u8], entry: usize, hash: u64, value: usize) -> usize {
     let size = table.len() / entry;
     let mut bucket = home_bucket(hash, size);
     while read_uint(table, entry, bucket) != 0 {
@@ -122,8 +129,7 @@ pub fn insert(table: &mut [u8], entry: usize, hash: u64, value: usize) -> usize 
 
 /// Fills a zeroed table with entries 1..=n for the n hashes, in order.
 pub fn fill(table: &mut [u8], entry: usize, hashes: impl IntoIterator<Item = u64>) {
-    // One loop per entry width: with the width a constant, each probe is one load and
-    // each write one store (a width read at run time made every step a dispatch).
+    // One loop per entry width: a width read at run time made every probe step a dispatch.
     match entry {
         1 => fill_entries::<1>(table, hashes),
         2 => fill_entries::<2>(table, hashes),
@@ -138,13 +144,8 @@ pub fn fill(table: &mut [u8], entry: usize, hashes: impl IntoIterator<Item = u64
 
 #[inline]
 fn fill_entries<const E: usize>(table: &mut [u8], hashes: impl IntoIterator<Item = u64>) {
-    let size = table.len() / E;
     for (i, h) in hashes.into_iter().enumerate() {
-        let mut bucket = home_bucket(h, size);
-        while read_uint(table, E, bucket) != 0 {
-            bucket = (bucket + 1) & (size - 1);
-        }
-        write_uint(table, bucket * E, E, i as u64 + 1);
+        insert_entry(table, E, h, i);
     }
 }
 

@@ -1,11 +1,10 @@
 //! Leafwire → JSON text. The compact form is written straight from the document: each
 //! container's header read once, key texts resolved once per document, strings copied as
-//! they are unless they need escaping, integers through itoa and floats through serde_json's
-//! formatter (the same shortest round-trip text serde_json writes). The indented form goes through serde_json's pretty
-//! printer and `Serialize for Node`.
+//! they are unless they need escaping, integers through itoa and floats through zmij (the
+//! shortest round-trip text, as serde_json writes it). The indented form goes through
+//! serde_json's pretty printer and `Serialize for Node`.
 
 use std::io::Write;
-
 
 use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
