@@ -46,6 +46,8 @@ pub mod table;
 mod table_de;
 #[cfg(feature = "arrow")]
 mod table_arrow;
+#[cfg(test)]
+mod testing;
 /// The Arrow crates the `arrow` feature converts tables to (`Table::into_record_batch`).
 #[cfg(feature = "arrow")]
 pub use {arrow_array, arrow_buffer, arrow_schema};

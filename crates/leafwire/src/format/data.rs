@@ -94,13 +94,7 @@ mod tests {
     fn utf8_agrees_with_the_standard_check() {
         let pieces: [&[u8]; 12] =
             [b"a", "é".as_bytes(), "€".as_bytes(), "😀".as_bytes(), &[0x80], &[0xC3], &[0xE2, 0x82], &[0xF0, 0x9F, 0x98], &[0xC0, 0x80], &[0xED, 0xA0, 0x80], &[0xFF], &[0]];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         for _ in 0..20_000 {
             let target = (next() % 80) as usize;
             let mut text = Vec::new();

@@ -715,13 +715,7 @@ mod float_tests {
     /// overwrite what is there nor leave its spare bytes in the text).
     #[test]
     fn push_float_writes_serde_json_text() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
         let mut values = vec![0.0, -0.0, 1.0, -1.5, 0.1, 1e21, 1e-7, 123456789.0, f64::MAX, f64::MIN_POSITIVE, 5e-324];
         values.extend((0..20_000).map(|_| f64::from_bits(next())).filter(|v| v.is_finite()));
         values.extend((0..2_000).map(|i| (next() % 1_000_000) as f64 / 1000.0 * if i % 2 == 0 { 1.0 } else { -1.0 }));

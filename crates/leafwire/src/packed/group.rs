@@ -1157,13 +1157,10 @@ mod tests {
     fn archival_levels_cut_long_pages_that_see_distant_repeats() {
         // A random walk of 20,000 coordinates traced three times (a border that countries
         // share): pages of 4,096 values cannot see the repeat, pages of 65,536 can.
-        let (mut x, mut seed) = (0i64, 0x9E37_79B9_7F4A_7C15u64);
+        let (mut x, mut next) = (0i64, crate::testing::xorshift(0x9E37_79B9_7F4A_7C15));
         let walk: Vec<f64> = (0..20_000)
             .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                x += (seed % 2001) as i64 - 1000;
+                x += (next() % 2001) as i64 - 1000;
                 x as f64 / 1e6 + 0.1
             })
             .collect();
