@@ -297,15 +297,23 @@ impl TypedArray {
 
     /// The array as nested generic arrays of scalars, as JSON would see it.
     pub fn to_nested(&self) -> Value {
-        fn build(array: &TypedArray, axis: usize, start: usize) -> Value {
-            let dim = array.shape[axis];
-            if axis + 1 == array.shape.len() {
-                return Value::Array((start..start + dim).map(|i| array.element(i)).collect());
-            }
-            let stride: usize = array.shape[axis + 1..].iter().product();
-            Value::Array((0..dim).map(|r| build(array, axis + 1, start + r * stride)).collect())
+        self.nested_at(0, 0)
+    }
+
+    /// The sub-array along `axis` whose first element is element `start` (flat), as nested
+    /// generic arrays; `to_nested` is the one at axis 0.
+    pub(crate) fn nested_at(&self, axis: usize, start: usize) -> Value {
+        let dim = self.shape[axis];
+        if axis + 1 == self.shape.len() {
+            return Value::Array((start..start + dim).map(|i| self.element(i)).collect());
         }
-        build(self, 0, 0)
+        let stride = self.stride(axis);
+        Value::Array((0..dim).map(|r| self.nested_at(axis + 1, start + r * stride)).collect())
+    }
+
+    /// How many elements one step along `axis` skips (row-major).
+    pub(crate) fn stride(&self, axis: usize) -> usize {
+        self.shape[axis + 1..].iter().product()
     }
 }
 

@@ -43,15 +43,21 @@ fn mask(w: u32) -> u64 {
 /// Appends `pack(values.len(), w)`: value j at bits [j·w, j·w + w), least significant bit
 /// first; pad bits zero. Bits of a value above `w` are dropped (callers pass values that fit).
 pub(crate) fn pack(values: &[u64], w: u32, out: &mut Vec<u8>) {
+    pack_iter(values.iter().copied(), values.len(), w, out)
+}
+
+/// [`pack`] of the `n` values `values` yields, made as they are packed.
+#[inline]
+pub(crate) fn pack_iter(values: impl Iterator<Item = u64>, n: usize, w: u32, out: &mut Vec<u8>) {
     debug_assert!(w <= 64);
     if w == 0 {
         return;
     }
     let m = mask(w);
-    out.reserve(packed_len(values.len(), w).unwrap_or(0));
+    out.reserve(packed_len(n, w).unwrap_or(0));
     let mut acc: u128 = 0;
     let mut held: u32 = 0;
-    for &v in values {
+    for v in values {
         acc |= ((v & m) as u128) << held;
         held += w;
         if held >= 64 {

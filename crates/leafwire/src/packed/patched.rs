@@ -2,59 +2,103 @@
 //! exceptions"): zigzag of the difference to a reference, the low w bits of every value
 //! packed, and the values wider than w patched with their high bits.
 
-use super::bits::{bitlen, pack, unpack, unzigzag, write_zvarint, zigzag};
+use super::bits::{bitlen, pack, pack_iter, packed_len, unpack, unzigzag, write_zvarint, zigzag};
 use super::codec::INT_PATCHED;
 use super::{PatchPositions, Reader};
 use crate::error::Result;
-use crate::format::numbers::write_varint;
+use crate::format::numbers::{varint_len, write_varint};
 
-/// Patched bit-packing (FastLanes/BtrBlocks' exceptions): reference at the median, zigzag
-/// of the difference, w minimising n·w + patches·(maxw − w + bitlen(n)).
+/// The parameters of a page's patched stream (FastLanes/BtrBlocks' exceptions): reference
+/// at the median, zigzag of the difference, w minimising n·w + patches·(maxw − w +
+/// bitlen(n)). Made once; the selector asks its length and writes only the winner.
+pub(crate) struct Patched {
+    reference: i64,
+    w: u32,
+    /// How many values are wider than w, the widest gap between their positions and the
+    /// widest of their high bits.
+    patches: usize,
+    gap_width: u32,
+    high_width: u32,
+}
+
+impl Patched {
+    pub fn plan(values: &[i64]) -> Patched {
+        let n = values.len();
+        let mut sorted = values.to_vec();
+        let (_, &mut reference, _) = sorted.select_nth_unstable(n / 2);
+        let mut hist = [0usize; 65];
+        for &x in values {
+            hist[bitlen(zigzag(x.wrapping_sub(reference))) as usize] += 1;
+        }
+        let maxw = (0..=64).rev().find(|&b| hist[b] > 0).unwrap_or(0);
+        let pos_bits = bitlen(n as u64) as usize;
+        let (mut best_w, mut best_cost, mut above) = (0usize, usize::MAX, n);
+        for (w, &count) in hist.iter().enumerate().take(maxw + 1) {
+            above -= count;
+            let cost = n * w + above * (maxw - w + pos_bits) + if above > 0 { 16 } else { 0 };
+            if cost < best_cost {
+                (best_w, best_cost) = (w, cost);
+            }
+        }
+        let w = best_w as u32;
+        let mut plan = Patched { reference, w, patches: 0, gap_width: 0, high_width: 0 };
+        let (mut patches, mut gap_width, mut high_width) = (0, 0, 0);
+        plan.for_each_patch(values, |gap, high| {
+            patches += 1;
+            gap_width = gap_width.max(bitlen(gap));
+            high_width = high_width.max(bitlen(high));
+        });
+        (plan.patches, plan.gap_width, plan.high_width) = (patches, gap_width, high_width);
+        plan
+    }
+
+    /// Calls `f` with the gap and high bits of each value wider than w, in order.
+    fn for_each_patch(&self, values: &[i64], mut f: impl FnMut(u64, u64)) {
+        let mut prev = None;
+        for (j, &x) in values.iter().enumerate() {
+            let u = zigzag(x.wrapping_sub(self.reference));
+            if bitlen(u) > self.w {
+                f(prev.map_or(j, |p| j - p) as u64, u >> self.w);
+                prev = Some(j);
+            }
+        }
+    }
+
+    /// The stream's length in bytes for `n` values.
+    pub fn len(&self, n: usize) -> usize {
+        let bits = |m: usize, w: u32| packed_len(m, w).unwrap_or(usize::MAX);
+        let head = 1 + varint_len(zigzag(self.reference)) + 1 + bits(n, self.w) + varint_len(self.patches as u64);
+        if self.patches == 0 {
+            return head;
+        }
+        head + 2 + bits(self.patches, self.gap_width) + bits(self.patches, self.high_width)
+    }
+
+    pub fn write(&self, values: &[i64], out: &mut Vec<u8>) {
+        let w = self.w;
+        let low_mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+        out.push(INT_PATCHED);
+        write_zvarint(out, self.reference);
+        out.push(w as u8);
+        pack_iter(values.iter().map(|&x| zigzag(x.wrapping_sub(self.reference)) & low_mask), values.len(), w, out);
+        write_varint(out, self.patches as u64);
+        if self.patches > 0 {
+            let (mut gaps, mut highs) = (Vec::with_capacity(self.patches), Vec::with_capacity(self.patches));
+            self.for_each_patch(values, |gap, high| {
+                gaps.push(gap);
+                highs.push(high);
+            });
+            out.push(self.gap_width as u8);
+            out.push(self.high_width as u8);
+            pack(&gaps, self.gap_width, out);
+            pack(&highs, self.high_width, out);
+        }
+    }
+}
+
+/// Writes `values` as a patched stream.
 pub(crate) fn write_patched(values: &[i64], out: &mut Vec<u8>) {
-    let n = values.len();
-    let mut sorted = values.to_vec();
-    let (_, &mut reference, _) = sorted.select_nth_unstable(n / 2);
-    let u: Vec<u64> = values.iter().map(|&x| zigzag(x.wrapping_sub(reference))).collect();
-    let mut hist = [0usize; 65];
-    for &x in &u {
-        hist[bitlen(x) as usize] += 1;
-    }
-    let maxw = (0..=64).rev().find(|&b| hist[b] > 0).unwrap_or(0);
-    let pos_bits = bitlen(n as u64) as usize;
-    let (mut best_w, mut best_cost, mut above) = (0usize, usize::MAX, n);
-    for (w, &count) in hist.iter().enumerate().take(maxw + 1) {
-        above -= count;
-        let cost = n * w + above * (maxw - w + pos_bits) + if above > 0 { 16 } else { 0 };
-        if cost < best_cost {
-            (best_w, best_cost) = (w, cost);
-        }
-    }
-    let w = best_w as u32;
-    let low_mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
-    out.push(INT_PATCHED);
-    write_zvarint(out, reference);
-    out.push(w as u8);
-    let lows: Vec<u64> = u.iter().map(|&x| x & low_mask).collect();
-    pack(&lows, w, out);
-    let mut gaps = Vec::new();
-    let mut highs = Vec::new();
-    let mut prev = 0usize;
-    for (j, &x) in u.iter().enumerate() {
-        if bitlen(x) > w {
-            gaps.push((if gaps.is_empty() { j } else { j - prev }) as u64);
-            highs.push(x >> w);
-            prev = j;
-        }
-    }
-    write_varint(out, gaps.len() as u64);
-    if !gaps.is_empty() {
-        let pw = bitlen(gaps.iter().copied().max().unwrap_or(0));
-        let hw = bitlen(highs.iter().copied().max().unwrap_or(0));
-        out.push(pw as u8);
-        out.push(hw as u8);
-        pack(&gaps, pw, out);
-        pack(&highs, hw, out);
-    }
+    Patched::plan(values).write(values, out)
 }
 
 /// Appends the n values of a patched stream whose codec byte the caller has read.

@@ -9,7 +9,8 @@ use std::borrow::Cow;
 use super::bits::{bitlen, zigzag};
 use super::codec::*;
 use super::float::{decimal_of, encode_floats_at, split_residual, FloatCodec};
-use super::int::{encode_at, runs, IntCodec};
+use super::int::{encode_at, for_len, plain_len, run_count, IntCodec};
+use super::patched::Patched;
 use super::string::{encode_strings_at, hex_flags, numeric_parts, StrCodec};
 use super::{not_representable, MAX_NESTING};
 use crate::error::Result;
@@ -75,15 +76,13 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
     if values.iter().all(|&x| x == values[0]) {
         return encode_at(values, &IntCodec::Constant, depth, out);
     }
-    let mut plain = Vec::new();
-    encode_at(values, &IntCodec::Plain, depth, &mut plain)?;
-    // Exact on the whole page.
-    let mut best = plain;
-    for c in [IntCodec::For, IntCodec::Patched] {
-        let mut buf = Vec::new();
-        encode_at(values, &c, depth, &mut buf)?;
-        if buf.len() < best.len() {
-            best = buf;
+    // Exact on the whole page, sized without being written: only the winner is.
+    let patched = Patched::plan(values);
+    let mut best = Best::Plain;
+    let mut best_len = plain_len(values);
+    for (c, len) in [(Best::For, for_len(values)), (Best::Patched, patched.len(n))] {
+        if len < best_len {
+            (best, best_len) = (c, len);
         }
     }
     // Cascades, estimated on the sample.
@@ -94,7 +93,7 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
         if forbid != Some(INT_DELTA) && n >= 2 {
             cands.push(IntCodec::delta(IntCodec::Auto));
         }
-        if runs(values).0.len() * 2 <= n {
+        if run_count(values) * 2 <= n {
             cands.push(IntCodec::rle(IntCodec::Auto, IntCodec::Auto));
         }
         if distinct_at_most(values, n / 2) {
@@ -104,20 +103,35 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
         for c in cands {
             if let Some((len, kept)) = trial(whole, |b| encode_at(&s, &c, depth, b)) {
                 let est = scaled(len, s.len(), n);
-                if est < best.len() && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
+                if est < best_len && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
                     winner = Some((est, c, kept));
                 }
             }
         }
         if let Some((_, c, kept)) = winner {
             let buf = whole_page(kept, |b| encode_at(values, &c, depth, b))?;
-            if buf.len() < best.len() {
-                best = buf;
+            if buf.len() < best_len {
+                out.extend_from_slice(&buf);
+                return Ok(());
             }
         }
     }
-    out.extend_from_slice(&best);
-    Ok(())
+    match best {
+        Best::Plain => encode_at(values, &IntCodec::Plain, depth, out),
+        Best::For => encode_at(values, &IntCodec::For, depth, out),
+        Best::Patched => {
+            patched.write(values, out);
+            Ok(())
+        }
+    }
+}
+
+/// The best of the integer codecs sized exactly on the whole page.
+#[derive(Clone, Copy)]
+enum Best {
+    Plain,
+    For,
+    Patched,
 }
 
 /// A proxy for the size of decimal + residual at `e`: the significant bits of the deltas

@@ -11,7 +11,7 @@
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
-use crate::value::{IntMap, Map, Value};
+use crate::value::{IntMap, Map, TypedArray, TypedData, Value};
 
 /// Nodes deeper than this below the group's root hold their values as residual (§3.6).
 pub(crate) const MAX_SHRED_DEPTH: usize = 32;
@@ -256,7 +256,7 @@ pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
 
 fn walk(elements: &[Value], decisions: &Decisions, stripe_values: usize) -> Option<Shredded> {
     let mut s = Shredded::empty(elements.len());
-    let mut walker = Walker { s: &mut s, decisions, path: Vec::new(), most_in_stripe: 0 };
+    let mut walker = Walker { s: &mut s, decisions, path: Vec::new(), most_in_stripe: 0, decided: Vec::new(), quick: Vec::new() };
     let mut first = 0;
     walker.s.marks.push(Mark::default());
     for (i, e) in elements.iter().enumerate() {
@@ -312,7 +312,22 @@ struct Walker<'s, 'd> {
     path: Vec<Role>,
     /// The most values one node received in the current stripe.
     most_in_stripe: usize,
+    /// Per node: the decisions for its path, once looked up (a lookup hashes the path).
+    decided: Vec<Option<Decided>>,
+    /// Per node: its `Element` child (at 0) and `Position(i)` children (at 1 + i), once
+    /// made (`NO_CHILD` before): the children of arrays, met once per element, are found
+    /// without hashing.
+    quick: Vec<[u32; 1 + MAX_TUPLE as usize]>,
 }
+
+/// What the decisions say about one node.
+#[derive(Clone, Copy)]
+struct Decided {
+    keyed: bool,
+    tuple: Option<u8>,
+}
+
+const NO_CHILD: u32 = u32::MAX;
 
 impl Walker<'_, '_> {
     /// Ends the current stripe before element `first`.
@@ -325,11 +340,51 @@ impl Walker<'_, '_> {
         self.most_in_stripe = 0;
     }
 
-    /// The child of `node` for `role`, made if new; `None` past the node limit.
-    fn child(&mut self, node: usize, role: Role) -> Option<usize> {
-        if let Some(&c) = self.s.nodes[node].children.get(&role) {
-            return Some(c);
+    /// The decisions for `node`, which `self.path` leads to.
+    #[inline]
+    fn decided(&mut self, node: usize) -> Decided {
+        if let Some(Some(d)) = self.decided.get(node) {
+            return *d;
         }
+        let d = Decided {
+            keyed: self.decisions.keyed.contains(&self.path),
+            tuple: self.decisions.tuples.get(&self.path).copied(),
+        };
+        if self.decided.len() <= node {
+            self.decided.resize(node + 1, None);
+        }
+        self.decided[node] = Some(d);
+        d
+    }
+
+    /// The child of `node` for `role`, made if new; `None` past the node limit.
+    #[inline]
+    fn child(&mut self, node: usize, role: Role) -> Option<usize> {
+        let slot = match role {
+            Role::Element => Some(0),
+            Role::Position(i) if (i as u64) < MAX_TUPLE => Some(1 + i as usize),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            if let Some(&c) = self.quick.get(node).map(|q| &q[slot]).filter(|&&c| c != NO_CHILD) {
+                return Some(c as usize);
+            }
+        }
+        let c = match self.s.nodes[node].children.get(&role) {
+            Some(&c) => c,
+            None => self.new_child(node, role)?,
+        };
+        if let Some(slot) = slot {
+            if self.quick.len() <= node {
+                self.quick.resize(node + 1, [NO_CHILD; 1 + MAX_TUPLE as usize]);
+            }
+            self.quick[node][slot] = c as u32;
+        }
+        Some(c)
+    }
+
+    #[inline(never)]
+    fn new_child(&mut self, node: usize, role: Role) -> Option<usize> {
         if self.s.nodes.len() >= MAX_GROUP_NODES {
             return None;
         }
@@ -378,7 +433,7 @@ impl Walker<'_, '_> {
             (_, Value::F64(x)) => n.floats.push(*x),
             (_, Value::String(x)) => n.strings.push(x.clone()),
             // A typed array of the input is the array of arrays of numbers it stands for.
-            (_, Value::Typed(t)) => return self.value_array(node, t.to_nested().as_array()),
+            (_, Value::Typed(t)) => return self.typed_array(node, t, 0, 0),
             (_, Value::Array(items)) => return self.value_array(node, items),
             (_, Value::Object(map)) => return self.object(node, map),
             (_, Value::IntMap(map)) => return self.intmap(node, map),
@@ -388,14 +443,15 @@ impl Walker<'_, '_> {
     }
 
     fn value_array(&mut self, node: usize, items: &[Value]) -> Option<()> {
+        let decided = self.decided(node);
         let n = &mut self.s.nodes[node];
         let len = items.len() as u64;
         n.min_len = n.min_len.min(len);
         n.max_len = n.max_len.max(len);
         n.nested_elements |=
             items.iter().any(|e| matches!(e, Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_)));
-        match self.decisions.tuples.get(&self.path) {
-            Some(&k) if k as usize == items.len() => {
+        match decided.tuple {
+            Some(k) if k as usize == items.len() => {
                 n.tuple = Some(k);
                 for (i, e) in items.iter().enumerate() {
                     self.descend(node, Role::Position(i as u8), e)?;
@@ -411,9 +467,63 @@ impl Walker<'_, '_> {
         Some(())
     }
 
+    /// `value_array` for the sub-array of `t` along `axis` that starts at element `start`,
+    /// read in place: the typed array is not made into nested values first (that was a
+    /// third of the time to pack a numeric document).
+    fn typed_array(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<()> {
+        let dim = t.shape()[axis];
+        let leaf = axis + 1 == t.shape().len();
+        let tuple = matches!(self.decided(node).tuple, Some(k) if k as usize == dim);
+        let n = &mut self.s.nodes[node];
+        n.min_len = n.min_len.min(dim as u64);
+        n.max_len = n.max_len.max(dim as u64);
+        n.nested_elements |= !leaf && dim > 0;
+        if tuple {
+            n.tuple = Some(dim as u8);
+        } else {
+            n.len.push(dim as u64);
+        }
+        if leaf && !tuple && dim > 0 {
+            if let (TypedData::F64(v), None) = (t.data(), t.int_mask()) {
+                // A row of plain f64 goes to one node in one copy.
+                let c = self.child(node, Role::Element)?;
+                let n = &mut self.s.nodes[c];
+                if n.depth <= MAX_SHRED_DEPTH {
+                    n.kinds |= 1 << kind::FLOAT;
+                    n.kind.resize(n.kind.len() + dim, kind::FLOAT);
+                    n.floats.extend_from_slice(&v[start..start + dim]);
+                    self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+                    return Some(());
+                }
+            }
+        }
+        let stride = t.stride(axis);
+        for i in 0..dim {
+            let role = if tuple { Role::Position(i as u8) } else { Role::Element };
+            let c = self.child(node, role)?;
+            self.path.push(role);
+            let done = if leaf { self.value(c, &t.element(start + i)) } else { self.typed_row(c, t, axis + 1, start + i * stride) };
+            self.path.pop();
+            done?;
+        }
+        Some(())
+    }
+
+    /// `value` for a row of a typed array (an array of numbers, or of rows).
+    fn typed_row(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<()> {
+        if self.s.nodes[node].depth > MAX_SHRED_DEPTH {
+            return self.value(node, &t.nested_at(axis, start));
+        }
+        let n = &mut self.s.nodes[node];
+        n.kinds |= 1 << kind::ARRAY;
+        n.kind.push(kind::ARRAY);
+        self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+        self.typed_array(node, t, axis, start)
+    }
+
     fn object(&mut self, node: usize, map: &Map) -> Option<()> {
         let ids: Vec<u32> = map.keys().map(|k| self.s.keys.insert_full(k.clone()).0 as u32).collect();
-        let keyed = self.decisions.keyed.contains(&self.path);
+        let keyed = self.decided(node).keyed;
         let n = &mut self.s.nodes[node];
         n.objects += 1;
         if keyed {
@@ -461,16 +571,6 @@ pub(crate) fn retyped_as_is(t: &crate::TypedArray) -> bool {
             crate::builder::narrowest_int(lo, hi) == t.element_type()
         }
         _ => false,
-    }
-}
-
-impl Value {
-    /// The items of an array value (a typed array's `to_nested` is one).
-    fn as_array(&self) -> &[Value] {
-        match self {
-            Value::Array(items) => items,
-            _ => &[],
-        }
     }
 }
 
