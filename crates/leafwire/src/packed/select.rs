@@ -144,7 +144,7 @@ fn residual_bits(values: &[f64], e: u8) -> u64 {
 }
 
 fn distinct_at_most(values: &[i64], cap: usize) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
+    let mut seen = rustc_hash::FxHashSet::with_capacity_and_hasher(cap + 1, Default::default());
     for &x in values {
         if seen.insert(x) && seen.len() > cap {
             return false;
@@ -287,7 +287,7 @@ pub(crate) fn write_strings<S: AsRef<str>>(
 }
 
 fn distinct_strings_at_most<S: AsRef<str>>(values: &[S], cap: usize) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
+    let mut seen = rustc_hash::FxHashSet::with_capacity_and_hasher(cap + 1, Default::default());
     for v in values {
         if seen.insert(v.as_ref()) && seen.len() > cap {
             return false;

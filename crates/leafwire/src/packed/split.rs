@@ -11,36 +11,49 @@ use crate::format::numbers::write_varint;
 
 const MAX_DICT: usize = 8;
 
-/// The dictionary of left parts at `l`: the (at most 8) most frequent, ties by value.
-fn left_dict(values: &[f64], l: u32) -> Vec<u16> {
-    let mut lefts: Vec<u16> = values.iter().map(|v| (v.to_bits() >> (64 - l)) as u16).collect();
-    lefts.sort_unstable();
+/// The top 16 bits of each value, sorted: the left parts at any l ≤ 16 are these shifted
+/// right, which keeps their order, so one sort serves every l.
+fn sorted_tops(values: &[f64]) -> Vec<u16> {
+    let mut tops: Vec<u16> = values.iter().map(|v| (v.to_bits() >> 48) as u16).collect();
+    tops.sort_unstable();
+    tops
+}
+
+/// The dictionary of left parts at `l`: the (at most 8) most frequent, ties by value; and
+/// how many values it holds.
+fn left_dict(tops: &[u16], l: u32) -> (Vec<u16>, usize) {
+    let shift = 16 - l;
     let mut counts: Vec<(usize, u16)> = Vec::new();
-    for ch in lefts.chunk_by(|a, b| a == b) {
-        counts.push((ch.len(), ch[0]));
+    for ch in tops.chunk_by(|a, b| a >> shift == b >> shift) {
+        counts.push((ch.len(), ch[0] >> shift));
     }
-    counts.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    counts.truncate(MAX_DICT);
-    counts.into_iter().map(|(_, v)| v).collect()
+    let order = |a: &(usize, u16), b: &(usize, u16)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+    if counts.len() > MAX_DICT {
+        counts.select_nth_unstable_by(MAX_DICT - 1, order);
+        counts.truncate(MAX_DICT);
+    }
+    counts.sort_unstable_by(order);
+    let inside = counts.iter().map(|c| c.0).sum();
+    (counts.into_iter().map(|(_, v)| v).collect(), inside)
 }
 
 /// Estimated size in bits of a split encoding at `l`.
-fn cost(values: &[f64], l: u32) -> usize {
-    let dict = left_dict(values, l);
-    let inside = values.iter().filter(|v| dict.contains(&((v.to_bits() >> (64 - l)) as u16))).count();
+fn cost(tops: &[u16], l: u32) -> usize {
+    let (dict, inside) = left_dict(tops, l);
     let dw = bitlen(dict.len() as u64 - 1) as usize;
-    values.len() * (dw + 64 - l as usize) + (values.len() - inside) * 32 + dict.len() * 16
+    tops.len() * (dw + 64 - l as usize) + (tops.len() - inside) * 32 + dict.len() * 16
 }
 
 /// The L in 1..=16 with the smallest estimated size (the smallest L on ties).
 pub(crate) fn best_l(values: &[f64]) -> u8 {
-    (1..=16u32).min_by_key(|&l| cost(values, l)).unwrap_or(16) as u8
+    let tops = sorted_tops(values);
+    (1..=16u32).min_by_key(|&l| cost(&tops, l)).unwrap_or(16) as u8
 }
 
 /// Writes the split stream of `values` (not empty) at `l` ∈ 1..=16.
 pub(crate) fn write_split(values: &[f64], l: u8, out: &mut Vec<u8>) {
     let l = l.clamp(1, 16) as u32;
-    let dict = left_dict(values, l);
+    let (dict, _) = left_dict(&sorted_tops(values), l);
     let dw = bitlen(dict.len() as u64 - 1);
     out.push(FLOAT_SPLIT);
     out.push(l as u8);
