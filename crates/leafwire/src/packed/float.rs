@@ -88,16 +88,17 @@ pub(crate) fn round_ties_even(y: f64) -> f64 {
 /// The integers and residuals of decimal + residual at `e`. Values with no usable decimal
 /// (NaN, ±∞, too large) repeat the previous integer, so the residual carries all their bits.
 pub(crate) fn split_residual(values: &[f64], e: u8) -> (Vec<i64>, Vec<i64>) {
-    let mut ints = Vec::with_capacity(values.len());
-    let mut res = Vec::with_capacity(values.len());
-    let mut prev = 0i64;
-    for &v in values {
-        let i = nearest_decimal(v, e).unwrap_or(prev);
-        prev = i;
-        ints.push(i);
-        res.push(v.to_bits().wrapping_sub(decimal(i, e).to_bits()) as i64);
-    }
-    (ints, res)
+    residual_parts(values, e).unzip()
+}
+
+/// Each value's integer and residual at `e`, as [`split_residual`] gives them, made one at
+/// a time (the selector sizes them for every e without keeping them).
+pub(crate) fn residual_parts(values: &[f64], e: u8) -> impl Iterator<Item = (i64, i64)> + '_ {
+    values.iter().scan(0i64, move |prev, &v| {
+        let i = nearest_decimal(v, e).unwrap_or(*prev);
+        *prev = i;
+        Some((i, v.to_bits().wrapping_sub(decimal(i, e).to_bits()) as i64))
+    })
 }
 
 /// Writes `values` as one stream with `codec` (nothing when `values` is empty).
