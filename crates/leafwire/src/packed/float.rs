@@ -103,23 +103,26 @@ pub(crate) fn residual_parts(values: &[f64], e: u8) -> impl Iterator<Item = (i64
 
 /// Writes `values` as one stream with `codec` (nothing when `values` is empty).
 pub(crate) fn encode_floats(values: &[f64], codec: &FloatCodec, out: &mut Vec<u8>) -> Result<()> {
-    encode_floats_at(values, codec, 0, out)
+    encode_floats_at(values, codec, 0, out).map(drop)
 }
 
-pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, out: &mut Vec<u8>) -> Result<()> {
+/// Writes `values` as one stream with `codec`; returns the codec taken, its integer
+/// streams' `Auto` resolved (see [`encode_at`]).
+pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, out: &mut Vec<u8>) -> Result<FloatCodec> {
     if values.is_empty() {
-        return Ok(());
+        return Ok(codec.clone());
     }
     if depth > MAX_NESTING {
         return Err(not_representable("float cascade nested deeper than 3"));
     }
-    match codec {
+    let taken = match codec {
         FloatCodec::Plain => {
             out.reserve(1 + 8 * values.len());
             out.push(FLOAT_PLAIN);
             for v in values {
                 out.extend_from_slice(&v.to_bits().to_le_bytes());
             }
+            FloatCodec::Plain
         }
         FloatCodec::Decimal { e, ints } => {
             if *e > 22 {
@@ -137,7 +140,7 @@ pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, o
             }
             out.push(FLOAT_DECIMAL);
             out.push(*e);
-            encode_at(&is, ints, depth + 1, out)?;
+            let ints = encode_at(&is, ints, depth + 1, out)?;
             write_varint(out, patches.len() as u64);
             if !patches.is_empty() {
                 let gaps: Vec<u64> = patches
@@ -152,6 +155,7 @@ pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, o
                     out.extend_from_slice(&values[p].to_bits().to_le_bytes());
                 }
             }
+            FloatCodec::Decimal { e: *e, ints }
         }
         FloatCodec::Quantized { t, ints } => {
             if !(-60..=60).contains(t) {
@@ -168,7 +172,7 @@ pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, o
             }
             out.push(FLOAT_QUANTIZED);
             out.push(*t as u8);
-            encode_at(&qs, ints, depth + 1, out)?;
+            FloatCodec::Quantized { t: *t, ints: encode_at(&qs, ints, depth + 1, out)? }
         }
         FloatCodec::DecimalResidual { e, ints, residuals } => {
             if *e > 18 {
@@ -177,17 +181,19 @@ pub(crate) fn encode_floats_at(values: &[f64], codec: &FloatCodec, depth: u32, o
             let (is, rs) = split_residual(values, *e);
             out.push(FLOAT_DECIMAL_RESIDUAL);
             out.push(*e);
-            encode_at(&is, ints, depth + 1, out)?;
-            encode_at(&rs, residuals, depth + 1, out)?;
+            let ints = encode_at(&is, ints, depth + 1, out)?;
+            let residuals = encode_at(&rs, residuals, depth + 1, out)?;
+            FloatCodec::DecimalResidual { e: *e, ints, residuals }
         }
         FloatCodec::Split { l } => {
             if !(1..=16).contains(l) {
                 return Err(not_representable("split left width not in 1..=16"));
             }
             super::split::write_split(values, *l, out);
+            FloatCodec::Split { l: *l }
         }
-    }
-    Ok(())
+    };
+    Ok(taken)
 }
 
 /// Decodes one float stream of `n` values at `pos`; returns the values and the position

@@ -408,7 +408,7 @@ fn put_stripe(
 fn encode_page(values: &Values, r: Range<usize>, options: &PackOptions, strings: StringPages) -> Result<Vec<u8>> {
     let mut page = Vec::new();
     match values {
-        Values::Ints(v) => select::write_ints(&v[r], 0, &mut page)?,
+        Values::Ints(v) => select::write_ints(&v[r], 0, &mut page).map(drop)?,
         Values::Floats(v) => select::write_floats(&v[r], options.lossy_step, &mut page)?,
         Values::Strings(v) if strings == StringPages::Plain => {
             super::string::encode_strings(&v[r], &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut page)?

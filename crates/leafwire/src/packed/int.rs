@@ -12,6 +12,10 @@ use crate::format::numbers::{signed_width, varint_len, write_varint};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum IntCodec {
     Auto,
+    /// The smallest of constant, plain, FOR and patched, sized exactly on the values: what
+    /// a nested stream of a cascade chosen on the sample becomes on the whole page, whose
+    /// widths and outliers the sample may not show.
+    Exact,
     Plain,
     Constant,
     For,
@@ -22,6 +26,10 @@ pub(crate) enum IntCodec {
     Patched,
     /// Nested: the sorted distinct values.
     Dict(Box<IntCodec>),
+    /// This cascade, unless `Exact` is smaller on the values: what a cascade chosen on the
+    /// sample becomes on the whole page (a ramp's sampled deltas jump between the sample's
+    /// runs; the page's are constant).
+    Prefer(Box<IntCodec>),
 }
 
 impl IntCodec {
@@ -34,31 +42,52 @@ impl IntCodec {
     pub fn dict(values: IntCodec) -> Self {
         IntCodec::Dict(Box::new(values))
     }
+    pub fn prefer(cascade: IntCodec) -> Self {
+        IntCodec::Prefer(Box::new(cascade))
+    }
 }
 
 /// Writes `values` as one stream with `codec` (nothing when `values` is empty).
 pub(crate) fn encode_ints(values: &[i64], codec: &IntCodec, out: &mut Vec<u8>) -> Result<()> {
-    encode_at(values, codec, 0, out)
+    encode_at(values, codec, 0, out).map(drop)
 }
 
-pub(crate) fn encode_at(values: &[i64], codec: &IntCodec, depth: u32, out: &mut Vec<u8>) -> Result<()> {
+/// Writes `values` as one stream with `codec`; returns the codec it took, `Auto` resolved:
+/// each cascade chosen as `Prefer` it, each other choice as `Exact` (encoding other values
+/// of the same kind with it repeats the choice of cascade, not the search).
+pub(crate) fn encode_at(values: &[i64], codec: &IntCodec, depth: u32, out: &mut Vec<u8>) -> Result<IntCodec> {
     if values.is_empty() {
-        return Ok(());
+        return Ok(codec.clone());
     }
     if depth > MAX_NESTING {
         return Err(not_representable("integer cascade nested deeper than 3"));
     }
-    match codec {
+    let taken = match codec {
         IntCodec::Auto => return select::write_ints(values, depth, out),
-        IntCodec::Plain => write_plain(values, out),
+        IntCodec::Exact => {
+            select::write_ints_exact(values, out);
+            IntCodec::Exact
+        }
+        IntCodec::Prefer(cascade) => {
+            select::write_ints_preferring(values, cascade, depth, out)?;
+            codec.clone()
+        }
+        IntCodec::Plain => {
+            write_plain(values, out);
+            IntCodec::Plain
+        }
         IntCodec::Constant => {
             if values.iter().any(|&x| x != values[0]) {
                 return Err(not_representable("constant codec on values that differ"));
             }
             out.push(INT_CONSTANT);
             write_zvarint(out, values[0]);
+            IntCodec::Constant
         }
-        IntCodec::For => write_for(values, out),
+        IntCodec::For => {
+            write_for(values, out);
+            IntCodec::For
+        }
         IntCodec::Delta(inner) => {
             if matches!(**inner, IntCodec::Delta(_)) {
                 return Err(not_representable("delta nested in delta"));
@@ -66,34 +95,38 @@ pub(crate) fn encode_at(values: &[i64], codec: &IntCodec, depth: u32, out: &mut 
             out.push(INT_DELTA);
             write_zvarint(out, values[0]);
             let deltas = deltas(values);
-            encode_nested(&deltas, inner, depth, Some(INT_DELTA), out)?;
+            IntCodec::delta(encode_nested(&deltas, inner, depth, Some(INT_DELTA), out)?)
         }
         IntCodec::Rle(vals, lens) => {
             let (run_values, run_lengths) = runs(values);
             out.push(INT_RLE);
             write_varint(out, run_values.len() as u64);
-            encode_at(&run_values, vals, depth + 1, out)?;
-            encode_at(&run_lengths, lens, depth + 1, out)?;
+            let vals = encode_at(&run_values, vals, depth + 1, out)?;
+            IntCodec::rle(vals, encode_at(&run_lengths, lens, depth + 1, out)?)
         }
-        IntCodec::Patched => super::patched::write_patched(values, out),
+        IntCodec::Patched => {
+            super::patched::write_patched(values, out);
+            IntCodec::Patched
+        }
         IntCodec::Dict(inner) => {
             let (dict, codes) = dictionary(values);
             out.push(INT_DICT);
             write_varint(out, dict.len() as u64);
-            encode_at(&dict, inner, depth + 1, out)?;
+            let inner = encode_at(&dict, inner, depth + 1, out)?;
             let w = bitlen(dict.len() as u64 - 1);
             out.push(w as u8);
             pack(&codes, w, out);
+            IntCodec::dict(inner)
         }
-    }
-    Ok(())
+    };
+    Ok(taken)
 }
 
 /// A nested stream whose codec may not be `forbid` (delta's deltas are not delta).
-fn encode_nested(values: &[i64], codec: &IntCodec, depth: u32, forbid: Option<u8>, out: &mut Vec<u8>) -> Result<()> {
+fn encode_nested(values: &[i64], codec: &IntCodec, depth: u32, forbid: Option<u8>, out: &mut Vec<u8>) -> Result<IntCodec> {
     if matches!(codec, IntCodec::Auto) {
         if values.is_empty() {
-            return Ok(());
+            return Ok(IntCodec::Auto);
         }
         if depth + 1 > MAX_NESTING {
             return Err(not_representable("integer cascade nested deeper than 3"));
@@ -113,7 +146,7 @@ pub(crate) fn plain_len(values: &[i64]) -> usize {
     2 + values.len() * plain_width(values)
 }
 
-fn write_plain(values: &[i64], out: &mut Vec<u8>) {
+pub(crate) fn write_plain(values: &[i64], out: &mut Vec<u8>) {
     let k = plain_width(values);
     out.push(INT_PLAIN);
     out.push(k as u8);
@@ -146,7 +179,7 @@ pub(crate) fn for_len(values: &[i64]) -> usize {
     2 + varint_len(zigzag(lo)) + packed_len(values.len(), w).unwrap_or(usize::MAX)
 }
 
-fn write_for(values: &[i64], out: &mut Vec<u8>) {
+pub(crate) fn write_for(values: &[i64], out: &mut Vec<u8>) {
     let (lo, w) = for_frame(values);
     out.push(INT_FOR);
     write_zvarint(out, lo);

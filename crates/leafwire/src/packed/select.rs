@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use super::bits::{bitlen, zigzag};
 use super::codec::*;
 use super::float::{decimal_of, encode_floats_at, residual_parts, split_residual, FloatCodec};
-use super::int::{encode_at, for_len, plain_len, run_count, IntCodec};
+use super::int::{encode_at, for_len, plain_len, run_count, write_for, write_plain, IntCodec};
 use super::patched::Patched;
 use super::string::{encode_strings_at, hex_flags, numeric_parts, StrCodec};
 use super::{not_representable, MAX_NESTING};
@@ -40,15 +40,15 @@ fn scaled(len: usize, sample: usize, n: usize) -> usize {
 
 /// A candidate encoded on the sample: its size, and, when `whole` (the sample is the
 /// whole page), its bytes, which are then the page's encoding under that candidate: the
-/// winner is not encoded a second time.
-fn trial(whole: bool, f: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Option<(usize, Option<Vec<u8>>)> {
+/// winner is not encoded a second time. Also what `f` returns: the codec it took.
+fn trial<C>(whole: bool, f: impl FnOnce(&mut Vec<u8>) -> Result<C>) -> Option<(usize, Option<Vec<u8>>, C)> {
     let mut buf = Vec::new();
-    f(&mut buf).ok()?;
-    Some((buf.len(), whole.then_some(buf)))
+    let taken = f(&mut buf).ok()?;
+    Some((buf.len(), whole.then_some(buf), taken))
 }
 
 /// The winner's bytes on the whole page: those of its trial if kept, else `encode`'s.
-fn whole_page(kept: Option<Vec<u8>>, encode: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<Vec<u8>> {
+fn whole_page<C>(kept: Option<Vec<u8>>, encode: impl FnOnce(&mut Vec<u8>) -> Result<C>) -> Result<Vec<u8>> {
     match kept {
         Some(bytes) => Ok(bytes),
         None => {
@@ -59,32 +59,29 @@ fn whole_page(kept: Option<Vec<u8>>, encode: impl FnOnce(&mut Vec<u8>) -> Result
     }
 }
 
-/// Writes `values` as one integer stream chosen by the selector.
-pub(crate) fn write_ints(values: &[i64], depth: u32, out: &mut Vec<u8>) -> Result<()> {
+/// Writes `values` as one integer stream chosen by the selector; returns the codec taken
+/// (see [`encode_at`]).
+pub(crate) fn write_ints(values: &[i64], depth: u32, out: &mut Vec<u8>) -> Result<IntCodec> {
     write_ints_excluding(values, depth, None, out)
 }
 
 /// [`write_ints`] for a nested stream that may not use codec `forbid`.
-pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8>, out: &mut Vec<u8>) -> Result<()> {
+///
+/// The cascades are chosen on the sample, their nested streams too (recursively). The
+/// winner is then written on the whole page with the codecs its trial took: each nested
+/// cascade kept unless `Exact` is smaller on the page's own values, nothing searched again.
+pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8>, out: &mut Vec<u8>) -> Result<IntCodec> {
     let n = values.len();
     if n == 0 {
-        return Ok(());
+        return Ok(IntCodec::Auto);
     }
     if depth > MAX_NESTING {
         return Err(not_representable("integer cascade nested deeper than 3"));
     }
-    if values.iter().all(|&x| x == values[0]) {
-        return encode_at(values, &IntCodec::Constant, depth, out);
-    }
-    // Exact on the whole page, sized without being written: only the winner is.
-    let patched = Patched::plan(values);
-    let mut best = Best::Plain;
-    let mut best_len = plain_len(values);
-    for (c, len) in [(Best::For, for_len(values)), (Best::Patched, patched.len(n))] {
-        if len < best_len {
-            (best, best_len) = (c, len);
-        }
-    }
+    let Some(exact) = Exact::size(values) else {
+        encode_at(values, &IntCodec::Constant, depth, out)?;
+        return Ok(IntCodec::Exact);
+    };
     // Cascades, estimated on the sample.
     if depth < MAX_NESTING {
         let s = sample(values);
@@ -101,37 +98,88 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
         }
         let mut winner: Option<(usize, IntCodec, Option<Vec<u8>>)> = None;
         for c in cands {
-            if let Some((len, kept)) = trial(whole, |b| encode_at(&s, &c, depth, b)) {
+            if let Some((len, kept, taken)) = trial(whole, |b| encode_at(&s, &c, depth, b)) {
                 let est = scaled(len, s.len(), n);
-                if est < best_len && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
-                    winner = Some((est, c, kept));
+                if est < exact.len && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
+                    winner = Some((est, taken, kept));
                 }
             }
         }
-        if let Some((_, c, kept)) = winner {
-            let buf = whole_page(kept, |b| encode_at(values, &c, depth, b))?;
-            if buf.len() < best_len {
+        if let Some((_, taken, kept)) = winner {
+            let buf = whole_page(kept, |b| encode_at(values, &taken, depth, b))?;
+            if buf.len() < exact.len {
                 out.extend_from_slice(&buf);
-                return Ok(());
+                return Ok(IntCodec::prefer(taken));
             }
         }
     }
-    match best {
-        Best::Plain => encode_at(values, &IntCodec::Plain, depth, out),
-        Best::For => encode_at(values, &IntCodec::For, depth, out),
-        Best::Patched => {
-            patched.write(values, out);
-            Ok(())
+    exact.write(values, out);
+    Ok(IntCodec::Exact)
+}
+
+/// Writes `values` with the smallest of constant, plain, FOR and patched (`IntCodec::Exact`).
+pub(crate) fn write_ints_exact(values: &[i64], out: &mut Vec<u8>) {
+    match Exact::size(values) {
+        Some(exact) => exact.write(values, out),
+        None => {
+            out.push(INT_CONSTANT);
+            super::bits::write_zvarint(out, values[0]);
         }
     }
 }
 
-/// The best of the integer codecs sized exactly on the whole page.
+/// Writes `values` with `cascade`, or `Exact` where that is smaller (`IntCodec::Prefer`).
+pub(crate) fn write_ints_preferring(values: &[i64], cascade: &IntCodec, depth: u32, out: &mut Vec<u8>) -> Result<()> {
+    let Some(exact) = Exact::size(values) else {
+        write_ints_exact(values, out);
+        return Ok(());
+    };
+    let mut buf = Vec::new();
+    match encode_at(values, cascade, depth, &mut buf) {
+        Ok(_) if buf.len() < exact.len => out.extend_from_slice(&buf),
+        _ => exact.write(values, out),
+    }
+    Ok(())
+}
+
+/// The smallest of the integer codecs sized exactly on the whole page (plain, FOR,
+/// patched), sized without being written: only the winner is.
+struct Exact {
+    best: Best,
+    len: usize,
+    patched: Patched,
+}
+
 #[derive(Clone, Copy)]
 enum Best {
     Plain,
     For,
     Patched,
+}
+
+impl Exact {
+    /// `None` when every value is the same (constant is then the smallest).
+    fn size(values: &[i64]) -> Option<Exact> {
+        if values.iter().all(|&x| x == values[0]) {
+            return None;
+        }
+        let patched = Patched::plan(values);
+        let (mut best, mut len) = (Best::Plain, plain_len(values));
+        for (c, l) in [(Best::For, for_len(values)), (Best::Patched, patched.len(values.len()))] {
+            if l < len {
+                (best, len) = (c, l);
+            }
+        }
+        Some(Exact { best, len, patched })
+    }
+
+    fn write(&self, values: &[i64], out: &mut Vec<u8>) {
+        match self.best {
+            Best::Plain => write_plain(values, out),
+            Best::For => write_for(values, out),
+            Best::Patched => self.patched.write(values, out),
+        }
+    }
 }
 
 /// A proxy for the size of decimal + residual at `e`: the significant bits of the deltas
@@ -201,11 +249,13 @@ pub(crate) fn write_floats_byte_aligned(values: &[f64], out: &mut Vec<u8>) -> Re
         })
         .unwrap_or(0);
     let c = FloatCodec::DecimalResidual { e, ints: IntCodec::delta(IntCodec::Plain), residuals: IntCodec::Plain };
-    encode_floats_at(values, &c, 0, out)
+    encode_floats_at(values, &c, 0, out).map(drop)
 }
 
 /// Writes `values` as one float stream chosen by the selector. With `lossy_step` = Some(t)
 /// the page is quantized to steps of 2^t when every value can be (else it is lossless).
+/// As for integers, the winner is written on the whole page with the cascades its trial
+/// took on the sample.
 pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec<u8>) -> Result<()> {
     let n = values.len();
     if n == 0 {
@@ -221,47 +271,45 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
     let plain_len = 1 + 8 * n;
     let s = sample(values);
     let whole = s.len() == n;
+    type Tried = Option<(usize, Option<Vec<u8>>, FloatCodec)>;
     let mut winner: Option<(usize, FloatCodec, Option<Vec<u8>>)> = None;
-    let mut consider = |tried: Option<(usize, Option<Vec<u8>>)>, c: FloatCodec| {
-        if let Some((len, kept)) = tried {
+    let mut consider = |tried: Tried| {
+        if let Some((len, kept, taken)) = tried {
             let est = scaled(len, s.len(), n);
             if est < plain_len && winner.as_ref().is_none_or(|(w, _, _)| est < *w) {
-                winner = Some((est, c, kept));
+                winner = Some((est, taken, kept));
             }
         }
     };
     // Decimal: the smallest e for which at least 90 % of the sample round-trips.
     if let Some(e) = (0..=22u8).find(|&e| s.iter().filter(|&&v| decimal_of(v, e).is_some()).count() * 10 >= s.len() * 9)
     {
-        let c = FloatCodec::Decimal { e, ints: IntCodec::Auto };
-        consider(trial(whole, |b| encode_floats_at(&s, &c, 0, b)), c);
+        consider(trial(whole, |b| encode_floats_at(&s, &FloatCodec::Decimal { e, ints: IntCodec::Auto }, 0, b)));
     }
     // Decimal + residual: every e ranked by a one-pass bit count on the sample, the best
     // two encoded for real, the smaller kept.
     let mut ranked: Vec<(u64, u8)> = (0..=18u8).map(|e| (residual_bits(&s, e), e)).collect();
     ranked.sort_unstable();
-    let mut best_e: Option<((usize, Option<Vec<u8>>), u8)> = None;
+    let mut best_e: Tried = None;
     for &(_, e) in ranked.iter().take(2) {
         let c = FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto };
         if let Some(tried) = trial(whole, |b| encode_floats_at(&s, &c, 0, b)) {
-            if best_e.as_ref().is_none_or(|((l, _), _)| tried.0 < *l) {
-                best_e = Some((tried, e));
+            if best_e.as_ref().is_none_or(|(l, _, _)| tried.0 < *l) {
+                best_e = Some(tried);
             }
         }
     }
-    if let Some((tried, e)) = best_e {
-        consider(Some(tried), FloatCodec::DecimalResidual { e, ints: IntCodec::Auto, residuals: IntCodec::Auto });
-    }
+    consider(best_e);
     let c = FloatCodec::Split { l: super::split::best_l(&s) };
-    consider(trial(whole, |b| encode_floats_at(&s, &c, 0, b)), c);
-    if let Some((_, c, kept)) = winner {
-        let buf = whole_page(kept, |b| encode_floats_at(values, &c, 0, b))?;
+    consider(trial(whole, |b| encode_floats_at(&s, &c, 0, b)));
+    if let Some((_, taken, kept)) = winner {
+        let buf = whole_page(kept, |b| encode_floats_at(values, &taken, 0, b))?;
         if buf.len() < plain_len {
             out.extend_from_slice(&buf);
             return Ok(());
         }
     }
-    encode_floats_at(values, &FloatCodec::Plain, 0, out)
+    encode_floats_at(values, &FloatCodec::Plain, 0, out).map(drop)
 }
 
 /// Writes `values` as one string stream chosen by the selector; `allow_dict` is false for
@@ -302,7 +350,7 @@ pub(crate) fn write_strings<S: AsRef<str>>(
     };
     let mut winner: Option<(usize, StrCodec, Option<Vec<u8>>)> = None;
     for c in cands {
-        if let Some((len, kept)) = trial(whole, |b| encode_strings_at(&s, &c, depth, b)) {
+        if let Some((len, kept, ())) = trial(whole, |b| encode_strings_at(&s, &c, depth, b)) {
             if len < s_plain && winner.as_ref().is_none_or(|(w, _, _)| len < *w) {
                 winner = Some((len, c, kept));
             }
