@@ -47,7 +47,8 @@ impl SymbolTable {
             .enumerate()
             .map(|(code, s)| Entry { word: s.0, mask: u64::MAX >> (64 - 8 * s.1 as u32), len: s.1, code: code as u8 })
             .collect();
-        entries.sort_unstable_by_key(|e| (e.word as u8, std::cmp::Reverse(e.len), e.code));
+        // By first byte, longest first, then code: one integer key (codes are distinct).
+        entries.sort_unstable_by_key(|e| (e.word as u8 as u32) << 16 | (255 - e.len as u32) << 8 | e.code as u32);
         let mut starts = [0u16; 257];
         for e in &entries {
             starts[e.word as u8 as usize + 1] += 1;
@@ -110,9 +111,10 @@ impl Unit {
         (len as usize <= MAX_SYMBOL_LEN).then(|| Unit(self.0 | next.0 << (8 * self.1 as u32), len))
     }
 
-    /// The order of the units' bytes.
-    fn cmp_text(self, other: Unit) -> std::cmp::Ordering {
-        self.0.to_le_bytes()[..self.1 as usize].cmp(&other.0.to_le_bytes()[..other.1 as usize])
+    /// A key in the order of the units' bytes: the bytes big-endian (zero-padded, so a
+    /// unit ties with its extensions by zero bytes), then the length (a prefix first).
+    fn text_key(self) -> (u64, u8) {
+        (self.0.swap_bytes(), self.1)
     }
 }
 
@@ -198,7 +200,7 @@ impl Counts {
             })
             .collect();
         // Highest gain first, ties in byte order: only the best `MAX_SYMBOLS` are sorted.
-        let order = |a: &(usize, Unit), b: &(usize, Unit)| b.0.cmp(&a.0).then_with(|| a.1.cmp_text(b.1));
+        let order = |a: &(usize, Unit), b: &(usize, Unit)| b.0.cmp(&a.0).then_with(|| a.1.text_key().cmp(&b.1.text_key()));
         if ranked.len() > MAX_SYMBOLS {
             ranked.select_nth_unstable_by(MAX_SYMBOLS - 1, order);
             ranked.truncate(MAX_SYMBOLS);
@@ -319,6 +321,23 @@ mod tests {
     use super::super::Limits;
     use super::*;
     use crate::Category;
+
+    #[test]
+    fn text_keys_order_units_as_their_bytes() {
+        let mut next = crate::testing::xorshift(0xA076_1D64_78BD_642F);
+        let unit = |next: &mut dyn FnMut() -> u64| {
+            let len = 1 + (next() % 8) as u8;
+            // Few distinct bytes, zeros included, so that prefixes and ties are common.
+            let bytes: Vec<u8> = (0..len).map(|_| [0u8, 1, b'a', 255][(next() % 4) as usize]).collect();
+            let mut word = [0u8; 8];
+            word[..bytes.len()].copy_from_slice(&bytes);
+            (Unit(u64::from_le_bytes(word), len), bytes)
+        };
+        for _ in 0..20_000 {
+            let ((a, a_bytes), (b, b_bytes)) = (unit(&mut next), unit(&mut next));
+            assert_eq!(a.text_key().cmp(&b.text_key()), a_bytes.cmp(&b_bytes), "{a_bytes:?} {b_bytes:?}");
+        }
+    }
 
     /// A byte vector written by hand from §5.3: symbols "ab" (code 0) and "c" (code 1);
     /// "abc" → 0, 1; "xab" → 255 'x', 0; lengths plain k = 1.
