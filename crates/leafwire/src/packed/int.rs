@@ -80,8 +80,7 @@ pub(crate) fn encode_at(values: &[i64], codec: &IntCodec, depth: u32, out: &mut 
             if values.iter().any(|&x| x != values[0]) {
                 return Err(not_representable("constant codec on values that differ"));
             }
-            out.push(INT_CONSTANT);
-            write_zvarint(out, values[0]);
+            write_constant(values[0], out);
             IntCodec::Constant
         }
         IntCodec::For => {
@@ -134,6 +133,12 @@ fn encode_nested(values: &[i64], codec: &IntCodec, depth: u32, forbid: Option<u8
         return select::write_ints_excluding(values, depth + 1, forbid, out);
     }
     encode_at(values, codec, depth + 1, out)
+}
+
+/// Writes a constant stream of `value`.
+pub(crate) fn write_constant(value: i64, out: &mut Vec<u8>) {
+    out.push(INT_CONSTANT);
+    write_zvarint(out, value);
 }
 
 /// The byte width of a plain stream: its widest value's.

@@ -2,14 +2,16 @@
 //! candidate the statistics allow encoded on a sample of 10 runs of 64 values spread over
 //! the page (its nested streams chosen the same way, recursively), the smallest wins, and
 //! plain when nothing beats it. FOR and patched are sized exactly on the whole page. The
-//! sample positions depend on n only, so the output is a function of the input.
+//! winner is written on the whole page with the codecs its trial took (packed.md, note
+//! 16), so the search runs on the sample only. The sample positions depend on n only, so
+//! the output is a function of the input.
 
 use std::borrow::Cow;
 
 use super::bits::{bitlen, zigzag};
 use super::codec::*;
 use super::float::{decimal_of, encode_floats_at, residual_parts, split_residual, FloatCodec};
-use super::int::{encode_at, for_len, plain_len, run_count, write_for, write_plain, IntCodec};
+use super::int::{encode_at, for_len, plain_len, run_count, write_constant, write_for, write_plain, IntCodec};
 use super::patched::Patched;
 use super::string::{encode_strings_at, hex_flags, numeric_parts, StrCodec};
 use super::{not_representable, MAX_NESTING};
@@ -79,7 +81,7 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
         return Err(not_representable("integer cascade nested deeper than 3"));
     }
     let Some(exact) = Exact::size(values) else {
-        encode_at(values, &IntCodec::Constant, depth, out)?;
+        write_constant(values[0], out);
         return Ok(IntCodec::Exact);
     };
     // Cascades, estimated on the sample.
@@ -121,17 +123,14 @@ pub(crate) fn write_ints_excluding(values: &[i64], depth: u32, forbid: Option<u8
 pub(crate) fn write_ints_exact(values: &[i64], out: &mut Vec<u8>) {
     match Exact::size(values) {
         Some(exact) => exact.write(values, out),
-        None => {
-            out.push(INT_CONSTANT);
-            super::bits::write_zvarint(out, values[0]);
-        }
+        None => write_constant(values[0], out),
     }
 }
 
 /// Writes `values` with `cascade`, or `Exact` where that is smaller (`IntCodec::Prefer`).
 pub(crate) fn write_ints_preferring(values: &[i64], cascade: &IntCodec, depth: u32, out: &mut Vec<u8>) -> Result<()> {
     let Some(exact) = Exact::size(values) else {
-        write_ints_exact(values, out);
+        write_constant(values[0], out);
         return Ok(());
     };
     let mut buf = Vec::new();
