@@ -420,10 +420,7 @@ impl Walker<'_, '_> {
             Value::IntMap(_) => kind::INTMAP,
             Value::UInt(_) | Value::F32(_) | Value::Bytes(_) | Value::BigNum(_) | Value::Table(_) => kind::RESIDUAL,
         };
-        let n = &mut self.s.nodes[node];
-        n.kinds |= 1 << k;
-        n.kind.push(k);
-        self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+        let n = self.add_kinds(node, k, 1);
         match (k, v) {
             (kind::RESIDUAL, v) => n.residual.push(v.clone()),
             (kind::NULL, _) => {}
@@ -487,12 +484,8 @@ impl Walker<'_, '_> {
             if let (TypedData::F64(v), None) = (t.data(), t.int_mask()) {
                 // A row of plain f64 goes to one node in one copy.
                 let c = self.child(node, Role::Element)?;
-                let n = &mut self.s.nodes[c];
-                if n.depth <= MAX_SHRED_DEPTH {
-                    n.kinds |= 1 << kind::FLOAT;
-                    n.kind.resize(n.kind.len() + dim, kind::FLOAT);
-                    n.floats.extend_from_slice(&v[start..start + dim]);
-                    self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+                if self.s.nodes[c].depth <= MAX_SHRED_DEPTH {
+                    self.add_kinds(c, kind::FLOAT, dim).floats.extend_from_slice(&v[start..start + dim]);
                     return Some(());
                 }
             }
@@ -527,21 +520,14 @@ impl Walker<'_, '_> {
         if tuple.map(usize::from) != Some(row) || self.s.nodes[c].depth + 1 > MAX_SHRED_DEPTH {
             return Some(false);
         }
-        let n = &mut self.s.nodes[c];
-        n.kinds |= 1 << kind::ARRAY;
-        n.kind.resize(n.kind.len() + dim, kind::ARRAY);
+        let n = self.add_kinds(c, kind::ARRAY, dim);
         n.min_len = n.min_len.min(row as u64);
         n.max_len = n.max_len.max(row as u64);
         n.tuple = Some(row as u8);
-        self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
         let rows = &v[start..start + dim * row];
         for i in 0..row {
             let p = self.child(c, Role::Position(i as u8))?;
-            let n = &mut self.s.nodes[p];
-            n.kinds |= 1 << kind::FLOAT;
-            n.kind.resize(n.kind.len() + dim, kind::FLOAT);
-            n.floats.extend(rows.iter().skip(i).step_by(row));
-            self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+            self.add_kinds(p, kind::FLOAT, dim).floats.extend(rows.iter().skip(i).step_by(row));
         }
         Some(true)
     }
@@ -551,11 +537,19 @@ impl Walker<'_, '_> {
         if self.s.nodes[node].depth > MAX_SHRED_DEPTH {
             return self.value(node, &t.nested_at(axis, start));
         }
-        let n = &mut self.s.nodes[node];
-        n.kinds |= 1 << kind::ARRAY;
-        n.kind.push(kind::ARRAY);
-        self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+        self.add_kinds(node, kind::ARRAY, 1);
         self.typed_array(node, t, axis, start)
+    }
+
+    /// Notes `count` values of kind `k` at `node`: its kinds, its kind stream and how full
+    /// the stripe is. Returns the node, for the values' own streams.
+    #[inline]
+    fn add_kinds(&mut self, node: usize, k: u8, count: usize) -> &mut Node {
+        let n = &mut self.s.nodes[node];
+        n.kinds |= 1 << k;
+        n.kind.resize(n.kind.len() + count, k);
+        self.most_in_stripe = self.most_in_stripe.max(n.kind.len() - n.stripe_start);
+        n
     }
 
     fn object(&mut self, node: usize, map: &Map) -> Option<()> {
