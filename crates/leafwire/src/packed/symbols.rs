@@ -42,19 +42,36 @@ struct Entry {
 impl SymbolTable {
     fn new(mut symbols: Vec<Unit>) -> Self {
         symbols.truncate(MAX_SYMBOLS);
-        let mut entries: Vec<Entry> = symbols
-            .iter()
-            .enumerate()
-            .map(|(code, s)| Entry { word: s.0, mask: u64::MAX >> (64 - 8 * s.1 as u32), len: s.1, code: code as u8 })
-            .collect();
-        // By first byte, longest first, then code: one integer key (codes are distinct).
-        entries.sort_unstable_by_key(|e| (e.word as u8 as u32) << 16 | (255 - e.len as u32) << 8 | e.code as u32);
+        // By first byte, longest first, then code: two stable counting passes (by length,
+        // then by first byte) instead of a comparison sort, as a table is built every
+        // training round.
+        let mut by_length = [0u16; MAX_SYMBOL_LEN + 2];
+        for s in &symbols {
+            by_length[MAX_SYMBOL_LEN + 1 - s.1 as usize] += 1;
+        }
+        for l in 0..=MAX_SYMBOL_LEN {
+            by_length[l + 1] += by_length[l];
+        }
+        let mut longest_first = [0u8; MAX_SYMBOLS];
+        for (code, s) in symbols.iter().enumerate() {
+            let slot = &mut by_length[MAX_SYMBOL_LEN - s.1 as usize];
+            longest_first[*slot as usize] = code as u8;
+            *slot += 1;
+        }
         let mut starts = [0u16; 257];
-        for e in &entries {
-            starts[e.word as u8 as usize + 1] += 1;
+        for s in &symbols {
+            starts[s.0 as u8 as usize + 1] += 1;
         }
         for b in 0..256 {
             starts[b + 1] += starts[b];
+        }
+        let mut next = starts;
+        let mut entries = vec![Entry { word: 0, mask: 0, len: 0, code: 0 }; symbols.len()];
+        for &code in &longest_first[..symbols.len()] {
+            let s = symbols[code as usize];
+            let slot = &mut next[s.0 as u8 as usize];
+            entries[*slot as usize] = Entry { word: s.0, mask: u64::MAX >> (64 - 8 * s.1 as u32), len: s.1, code };
+            *slot += 1;
         }
         SymbolTable { symbols, starts, entries }
     }
@@ -192,26 +209,57 @@ impl Counts {
         }
         // Gain: the bytes a symbol covers, less what it costs in the table (length byte and
         // its bytes), so a small page does not pay for symbols it hardly uses.
-        let mut ranked: Vec<(usize, Unit)> = by_bytes
+        // Ranked by one integer key, highest gain first, ties in byte order (keys are
+        // distinct, as units are): only the best `MAX_SYMBOLS` are sorted.
+        let mut ranked: Vec<(u128, Unit)> = by_bytes
             .into_iter()
             .filter_map(|(s, c)| {
                 let len = s.1 as usize;
-                (c * len).checked_sub(1 + len).filter(|&g| g > 0).map(|g| (g, s))
+                (c * len).checked_sub(1 + len).filter(|&g| g > 0).map(|g| (rank_key(g, s), s))
             })
             .collect();
-        // Highest gain first, ties in byte order: only the best `MAX_SYMBOLS` are sorted.
-        let order = |a: &(usize, Unit), b: &(usize, Unit)| b.0.cmp(&a.0).then_with(|| a.1.text_key().cmp(&b.1.text_key()));
         if ranked.len() > MAX_SYMBOLS {
-            ranked.select_nth_unstable_by(MAX_SYMBOLS - 1, order);
+            ranked.select_nth_unstable_by_key(MAX_SYMBOLS - 1, |r| r.0);
             ranked.truncate(MAX_SYMBOLS);
         }
-        ranked.sort_unstable_by(order);
+        ranked.sort_unstable_by_key(|r| r.0);
         ranked.into_iter().map(|(_, s)| s).collect()
     }
 }
 
-/// A sample's hash, the sample, and the table trained on it.
-type Trained = (u64, Vec<String>, std::rc::Rc<SymbolTable>);
+/// The order of candidates: `gain` descending, then the unit's bytes ([`Unit::text_key`]).
+fn rank_key(gain: usize, unit: Unit) -> u128 {
+    let (bytes, len) = unit.text_key();
+    ((!(gain as u64) as u128) << 72) | ((bytes as u128) << 8) | len as u128
+}
+
+/// A sample as [`trained`] remembers it: its hash, its values' lengths and their bytes
+/// back to back (one allocation each, not one per value).
+struct Remembered {
+    hash: u64,
+    lengths: Vec<u32>,
+    bytes: Vec<u8>,
+    table: std::rc::Rc<SymbolTable>,
+}
+
+impl Remembered {
+    fn is(&self, hash: u64, sample: &[&str]) -> bool {
+        self.hash == hash
+            && self.lengths.len() == sample.len()
+            && self.lengths.iter().zip(sample).all(|(&l, s)| l as usize == s.len())
+            && sample.iter().scan(0, |at, s| {
+                let start = *at;
+                *at += s.len();
+                Some(&self.bytes[start..*at] == s.as_bytes())
+            })
+            .all(|same| same)
+    }
+}
+
+/// How many samples [`trained`] remembers: a page's sample, its dictionary's, and those of
+/// the columns between two columns that hold the same values (a record's `name` and its
+/// `wearable.name`), so that equal columns are trained once.
+const REMEMBERED: usize = 16;
 
 /// The table [`train`] makes of `sample`, remembered for the last few samples: the
 /// selector tries a codec on the page's sample and then encodes the page, whose sample is
@@ -219,23 +267,26 @@ type Trained = (u64, Vec<String>, std::rc::Rc<SymbolTable>);
 fn trained(sample: &[&str]) -> std::rc::Rc<SymbolTable> {
     use std::hash::{Hash, Hasher};
     thread_local! {
-        static RECENT: std::cell::RefCell<Vec<Trained>> = const { std::cell::RefCell::new(Vec::new()) };
+        static RECENT: std::cell::RefCell<Vec<Remembered>> = const { std::cell::RefCell::new(Vec::new()) };
     }
     let mut h = rustc_hash::FxHasher::default();
     sample.hash(&mut h);
-    let key = h.finish();
+    let hash = h.finish();
     RECENT.with(|recent| {
         let mut recent = recent.borrow_mut();
-        if let Some((_, _, table)) =
-            recent.iter().find(|(k, s, _)| *k == key && s.iter().map(String::as_str).eq(sample.iter().copied()))
-        {
-            return table.clone();
+        if let Some(r) = recent.iter().find(|r| r.is(hash, sample)) {
+            return r.table.clone();
         }
         let table = std::rc::Rc::new(train(sample));
-        if recent.len() == 4 {
+        if recent.len() == REMEMBERED {
             recent.remove(0);
         }
-        recent.push((key, sample.iter().map(|s| s.to_string()).collect(), table.clone()));
+        recent.push(Remembered {
+            hash,
+            lengths: sample.iter().map(|s| s.len() as u32).collect(),
+            bytes: sample.concat().into_bytes(),
+            table: table.clone(),
+        });
         table
     })
 }
@@ -336,6 +387,47 @@ mod tests {
         for _ in 0..20_000 {
             let ((a, a_bytes), (b, b_bytes)) = (unit(&mut next), unit(&mut next));
             assert_eq!(a.text_key().cmp(&b.text_key()), a_bytes.cmp(&b_bytes), "{a_bytes:?} {b_bytes:?}");
+        }
+    }
+
+    #[test]
+    fn lookup_entries_are_by_first_byte_longest_first_then_by_code() {
+        let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..500 {
+            let count = (next() % (MAX_SYMBOLS as u64 + 1)) as usize;
+            let symbols: Vec<Unit> = (0..count)
+                .map(|_| {
+                    let len = 1 + (next() % 8) as u8;
+                    // Few first bytes, so that buckets hold many symbols of every length.
+                    let word = (next() << 8 | [b'a', b'h', 0, 255][(next() % 4) as usize] as u64) & (u64::MAX >> (64 - 8 * len as u32));
+                    Unit(word, len)
+                })
+                .collect();
+            let table = SymbolTable::new(symbols.clone());
+            let mut expected: Vec<(u8, u8, u8)> =
+                symbols.iter().enumerate().map(|(c, s)| (s.0 as u8, 255 - s.1, c as u8)).collect();
+            expected.sort_unstable();
+            let got: Vec<(u8, u8, u8)> = table.entries.iter().map(|e| (e.word as u8, 255 - e.len, e.code)).collect();
+            assert_eq!(got, expected);
+            for b in 0..256 {
+                let bucket = &table.entries[table.starts[b] as usize..table.starts[b + 1] as usize];
+                assert!(bucket.iter().all(|e| e.word as u8 as usize == b));
+                assert!(bucket.iter().all(|e| e.word == symbols[e.code as usize].0 && e.len == symbols[e.code as usize].1));
+            }
+        }
+    }
+
+    #[test]
+    fn rank_keys_order_by_gain_then_bytes() {
+        let mut next = crate::testing::xorshift(0x2545_F491_4F6C_DD1D);
+        for _ in 0..20_000 {
+            let mut draw = || {
+                let len = 1 + (next() % 8) as u8;
+                (((next() % 4) as usize * 1000), Unit(next() % 3 & (u64::MAX >> (64 - 8 * len as u32)), len))
+            };
+            let ((ga, a), (gb, b)) = (draw(), draw());
+            let expected = gb.cmp(&ga).then(a.text_key().cmp(&b.text_key()));
+            assert_eq!(rank_key(ga, a).cmp(&rank_key(gb, b)), expected);
         }
     }
 
