@@ -19,14 +19,30 @@ const MAX_SYMBOL_LEN: usize = 8;
 /// of the sample, halves the work but left files 5-12% larger: twitter, update-center.)
 const ROUNDS: usize = 5;
 
-/// A trained table with a lookup by first byte (longest symbols first).
+/// A trained table with a lookup: symbols of two bytes or more by their first two bytes
+/// (longest first), single-byte symbols by their byte.
 pub(crate) struct SymbolTable {
     /// The symbols by code.
     symbols: Vec<Unit>,
-    /// The candidates for a text starting with byte b: `entries[starts[b]..starts[b + 1]]`,
-    /// longest first (then by code).
-    starts: [u16; 257],
+    /// The symbols of 2–8 bytes whose first two bytes hash to h (`pair_bucket`):
+    /// `entries[starts[h]..starts[h + 1]]`, longest first, then by code.
+    starts: [u16; PAIR_BUCKETS + 1],
     entries: Vec<Entry>,
+    /// The code of the single-byte symbol of each byte, or `NO_CODE`.
+    single: [u8; 256],
+}
+
+/// Buckets of the two-byte lookup: a few symbols share each, so that a lookup compares a
+/// handful of candidates, not every symbol that starts with the same byte (a table for
+/// URLs holds dozens that start with `/`).
+const PAIR_BUCKETS: usize = 512;
+/// Not a code: codes are below `MAX_SYMBOLS` (255).
+const NO_CODE: u8 = 255;
+
+/// The bucket of a text whose first two bytes are the low 16 bits of `word`.
+#[inline(always)]
+fn pair_bucket(word: u64) -> usize {
+    ((word as u32 & 0xFFFF).wrapping_mul(0x9E37_79B1) >> (32 - PAIR_BUCKETS.trailing_zeros())) as usize
 }
 
 /// A symbol as the lookup compares it: its bytes in a u64 and the mask of its length, so
@@ -42,9 +58,8 @@ struct Entry {
 impl SymbolTable {
     fn new(mut symbols: Vec<Unit>) -> Self {
         symbols.truncate(MAX_SYMBOLS);
-        // By first byte, longest first, then code: two stable counting passes (by length,
-        // then by first byte) instead of a comparison sort, as a table is built every
-        // training round.
+        // By bucket, longest first, then code: two stable counting passes (by length, then
+        // by bucket) instead of a comparison sort, as a table is built every training round.
         let mut by_length = [0u16; MAX_SYMBOL_LEN + 2];
         for s in &symbols {
             by_length[MAX_SYMBOL_LEN + 1 - s.1 as usize] += 1;
@@ -58,36 +73,49 @@ impl SymbolTable {
             longest_first[*slot as usize] = code as u8;
             *slot += 1;
         }
-        let mut starts = [0u16; 257];
-        for s in &symbols {
-            starts[s.0 as u8 as usize + 1] += 1;
+        let mut starts = [0u16; PAIR_BUCKETS + 1];
+        let mut single = [NO_CODE; 256];
+        for (code, s) in symbols.iter().enumerate() {
+            match s.1 {
+                1 => single[s.0 as u8 as usize] = code as u8,
+                _ => starts[pair_bucket(s.0) + 1] += 1,
+            }
         }
-        for b in 0..256 {
-            starts[b + 1] += starts[b];
+        for h in 0..PAIR_BUCKETS {
+            starts[h + 1] += starts[h];
         }
         let mut next = starts;
-        let mut entries = vec![Entry { word: 0, mask: 0, len: 0, code: 0 }; symbols.len()];
+        let mut entries = vec![Entry { word: 0, mask: 0, len: 0, code: 0 }; starts[PAIR_BUCKETS] as usize];
         for &code in &longest_first[..symbols.len()] {
             let s = symbols[code as usize];
-            let slot = &mut next[s.0 as u8 as usize];
-            entries[*slot as usize] = Entry { word: s.0, mask: u64::MAX >> (64 - 8 * s.1 as u32), len: s.1, code };
-            *slot += 1;
+            if s.1 >= 2 {
+                let slot = &mut next[pair_bucket(s.0)];
+                entries[*slot as usize] = Entry { word: s.0, mask: u64::MAX >> (64 - 8 * s.1 as u32), len: s.1, code };
+                *slot += 1;
+            }
         }
-        SymbolTable { symbols, starts, entries }
+        SymbolTable { symbols, starts, entries, single }
     }
 
-    /// The longest symbol that `text` (not empty) starts with: its code and length.
+    /// The longest symbol that `text` (not empty) starts with: its code and length. (Units
+    /// are distinct, so at most one symbol of each length matches.)
     #[inline]
     fn longest(&self, text: &[u8]) -> Option<(u8, usize)> {
         let n = text.len().min(8);
-        let word = match text.first_chunk::<8>() {
-            Some(bytes) => u64::from_le_bytes(*bytes),
-            // The last bytes of a text, gathered without a call to copy them.
-            None => text.iter().rev().fold(0u64, |w, &b| w << 8 | b as u64),
-        };
-        let first = text[0] as usize;
-        let candidates = &self.entries[self.starts[first] as usize..self.starts[first + 1] as usize];
-        candidates.iter().find(|e| e.len as usize <= n && word & e.mask == e.word).map(|e| (e.code, e.len as usize))
+        if n >= 2 {
+            let word = match text.first_chunk::<8>() {
+                Some(bytes) => u64::from_le_bytes(*bytes),
+                // The last bytes of a text, gathered without a call to copy them.
+                None => text.iter().rev().fold(0u64, |w, &b| w << 8 | b as u64),
+            };
+            let h = pair_bucket(word);
+            let candidates = &self.entries[self.starts[h] as usize..self.starts[h + 1] as usize];
+            if let Some(e) = candidates.iter().find(|e| e.len as usize <= n && word & e.mask == e.word) {
+                return Some((e.code, e.len as usize));
+            }
+        }
+        let code = self.single[text[0] as usize];
+        (code != NO_CODE).then_some((code, 1))
     }
 
     /// Calls `emit` with each unit of the greedy parse of `text`: a symbol's code, or
@@ -391,28 +419,32 @@ mod tests {
     }
 
     #[test]
-    fn lookup_entries_are_by_first_byte_longest_first_then_by_code() {
+    fn lookups_find_the_longest_symbol_a_text_starts_with() {
         let mut next = crate::testing::xorshift(0x9E37_79B9_7F4A_7C15);
-        for _ in 0..500 {
+        // Few distinct bytes, so that symbols share first bytes and prefixes of one another.
+        let alphabet = [b'a', b'h', b'/', 0, 255];
+        for _ in 0..300 {
             let count = (next() % (MAX_SYMBOLS as u64 + 1)) as usize;
-            let symbols: Vec<Unit> = (0..count)
-                .map(|_| {
-                    let len = 1 + (next() % 8) as u8;
-                    // Few first bytes, so that buckets hold many symbols of every length.
-                    let word = (next() << 8 | [b'a', b'h', 0, 255][(next() % 4) as usize] as u64) & (u64::MAX >> (64 - 8 * len as u32));
-                    Unit(word, len)
-                })
+            let mut seen = std::collections::HashSet::new();
+            let symbols: Vec<Vec<u8>> = (0..count * 2)
+                .map(|_| (0..1 + next() % 8).map(|_| alphabet[(next() % 5) as usize]).collect::<Vec<u8>>())
+                .filter(|s| seen.insert(s.clone()))
+                .take(count)
                 .collect();
-            let table = SymbolTable::new(symbols.clone());
-            let mut expected: Vec<(u8, u8, u8)> =
-                symbols.iter().enumerate().map(|(c, s)| (s.0 as u8, 255 - s.1, c as u8)).collect();
-            expected.sort_unstable();
-            let got: Vec<(u8, u8, u8)> = table.entries.iter().map(|e| (e.word as u8, 255 - e.len, e.code)).collect();
-            assert_eq!(got, expected);
-            for b in 0..256 {
-                let bucket = &table.entries[table.starts[b] as usize..table.starts[b + 1] as usize];
-                assert!(bucket.iter().all(|e| e.word as u8 as usize == b));
-                assert!(bucket.iter().all(|e| e.word == symbols[e.code as usize].0 && e.len == symbols[e.code as usize].1));
+            let units: Vec<Unit> = symbols
+                .iter()
+                .map(|s| Unit(s.iter().rev().fold(0u64, |w, &b| w << 8 | b as u64), s.len() as u8))
+                .collect();
+            let table = SymbolTable::new(units);
+            for _ in 0..50 {
+                let text: Vec<u8> = (0..1 + next() % 12).map(|_| alphabet[(next() % 5) as usize]).collect();
+                let expected = symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| text.starts_with(s))
+                    .max_by_key(|(_, s)| s.len())
+                    .map(|(code, s)| (code as u8, s.len()));
+                assert_eq!(table.longest(&text), expected, "{text:?}");
             }
         }
     }
