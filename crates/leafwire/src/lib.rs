@@ -126,11 +126,22 @@ pub fn from_value<T: serde::de::DeserializeOwned>(value: Value) -> Result<T> {
     T::deserialize(value)
 }
 
+/// Serializes any `Serialize` value into a [`Value`]: the value [`decode`] would give of
+/// [`to_vec`]'s bytes (the same mapping: `Vec<f64>` a typed array, integer-keyed maps
+/// intmaps, enums externally tagged), without laying out a document.
+pub fn to_value<T: serde::Serialize + ?Sized>(value: &T) -> Result<Value> {
+    let mut b = builder::Builder::reused(DEFAULT_MAX_DEPTH);
+    value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
+    let mut sink = direct::ValueSink::default();
+    b.finish()?.plan_into(&mut sink)?;
+    Ok(sink.value.expect("a finished plan has a value"))
+}
+
 /// Serializes any `Serialize` value in packed mode (spec §13): its large arrays of
 /// records and numbers shredded into compressed columns. Read it back with
 /// [`from_slice_owned`].
 pub fn to_vec_packed<T: serde::Serialize + ?Sized>(value: &T, options: &PackOptions) -> Result<Vec<u8>> {
-    encode_packed(&decode(&to_vec(value)?)?, options)
+    encode_packed(&to_value(value)?, options)
 }
 
 /// Finishes, in `bytes` (a whole file's contents), a commit that a crash interrupted

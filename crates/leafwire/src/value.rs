@@ -131,6 +131,26 @@ pub enum TypedData {
     F64(Vec<f64>),
 }
 
+/// The elements of `element` type whose little-endian bytes are `bytes` (any alignment).
+pub(crate) fn typed_data_from_le(element: ElementType, bytes: &[u8]) -> TypedData {
+    fn collect<T, const N: usize>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+        bytes.chunks_exact(N).map(|c| f(c.try_into().unwrap())).collect()
+    }
+    match element {
+        ElementType::Bool => TypedData::Bool(bytes.iter().map(|&b| b != 0).collect()),
+        ElementType::I8 => TypedData::I8(bytes.iter().map(|&b| b as i8).collect()),
+        ElementType::U8 => TypedData::U8(bytes.to_vec()),
+        ElementType::I16 => TypedData::I16(collect(bytes, i16::from_le_bytes)),
+        ElementType::U16 => TypedData::U16(collect(bytes, u16::from_le_bytes)),
+        ElementType::I32 => TypedData::I32(collect(bytes, i32::from_le_bytes)),
+        ElementType::U32 => TypedData::U32(collect(bytes, u32::from_le_bytes)),
+        ElementType::I64 => TypedData::I64(collect(bytes, i64::from_le_bytes)),
+        ElementType::U64 => TypedData::U64(collect(bytes, u64::from_le_bytes)),
+        ElementType::F32 => TypedData::F32(collect(bytes, f32::from_le_bytes)),
+        ElementType::F64 => TypedData::F64(collect(bytes, f64::from_le_bytes)),
+    }
+}
+
 /// Applies `$body` to the vector inside a `TypedData`, whatever its element type.
 macro_rules! with_typed_data {
     ($data:expr, $v:ident => $body:expr) => {

@@ -123,7 +123,17 @@ proptest! {
         prop_assert_eq!(&back, &r);
         // The same bytes decode as a dynamic value too, and re-encode identically.
         let v = leafwire::decode(&bytes).unwrap();
-        prop_assert_eq!(leafwire::encode(&v).unwrap(), bytes);
+        prop_assert_eq!(&leafwire::encode(&v).unwrap(), &bytes);
+        // `to_value` gives that value without the bytes: the same bytes again (so the same
+        // keys in the same order, typed arrays, masks and all).
+        prop_assert_eq!(leafwire::encode(&leafwire::to_value(&r).unwrap()).unwrap(), bytes);
+    }
+
+    #[test]
+    fn to_value_is_the_decoded_serialization(v in value()) {
+        let bytes = leafwire::to_vec(&v).unwrap();
+        let direct = leafwire::to_value(&v).unwrap();
+        prop_assert_eq!(leafwire::encode(&direct).unwrap(), bytes);
     }
 }
 

@@ -17,10 +17,12 @@
 //! only decides the order, as the spec's canonical rules say.
 
 mod keys;
+mod tree;
 mod value;
 mod write;
 
 pub use keys::KeyTable;
+pub(crate) use tree::ValueSink;
 pub(crate) use value::{encode_value, plan_value};
 pub use write::{write_document, write_document_into, write_document_to, write_section_into, Keys, Source, TypedBlock};
 

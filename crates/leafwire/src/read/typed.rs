@@ -4,7 +4,7 @@
 use crate::error::{Category, Error, Result};
 use crate::format::typed::TypedHeader;
 use crate::format::{tag, ElementType};
-use crate::value::{TypedArray, TypedData, Value};
+use crate::value::{TypedArray, Value};
 
 /// The numbers of a whole one-dimensional typed array of `T` whose block is at `offset` in
 /// `buf`, in place: what most typed arrays are, read without a header struct. `None` for
@@ -111,23 +111,7 @@ impl<'a> TypedRef<'a> {
 
     /// Copies the view into an owned `TypedArray` (works at any alignment).
     pub fn to_typed_array(&self) -> TypedArray {
-        let bytes = self.bytes();
-        fn collect<T, const N: usize>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-            bytes.chunks_exact(N).map(|c| f(c.try_into().unwrap())).collect()
-        }
-        let data = match self.header.element {
-            ElementType::Bool => TypedData::Bool(bytes.iter().map(|&b| b != 0).collect()),
-            ElementType::I8 => TypedData::I8(bytes.iter().map(|&b| b as i8).collect()),
-            ElementType::U8 => TypedData::U8(bytes.to_vec()),
-            ElementType::I16 => TypedData::I16(collect(bytes, i16::from_le_bytes)),
-            ElementType::U16 => TypedData::U16(collect(bytes, u16::from_le_bytes)),
-            ElementType::I32 => TypedData::I32(collect(bytes, i32::from_le_bytes)),
-            ElementType::U32 => TypedData::U32(collect(bytes, u32::from_le_bytes)),
-            ElementType::I64 => TypedData::I64(collect(bytes, i64::from_le_bytes)),
-            ElementType::U64 => TypedData::U64(collect(bytes, u64::from_le_bytes)),
-            ElementType::F32 => TypedData::F32(collect(bytes, f32::from_le_bytes)),
-            ElementType::F64 => TypedData::F64(collect(bytes, f64::from_le_bytes)),
-        };
+        let data = crate::value::typed_data_from_le(self.header.element, self.bytes());
         let mask = self
             .header
             .mask_pos
