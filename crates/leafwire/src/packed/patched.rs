@@ -9,8 +9,9 @@ use crate::error::Result;
 use crate::format::numbers::{varint_len, write_varint};
 
 /// The parameters of a page's patched stream (FastLanes/BtrBlocks' exceptions): reference
-/// at the median, zigzag of the difference, w minimising n·w + patches·(maxw − w +
-/// bitlen(n)). Made once; the selector asks its length and writes only the winner.
+/// near the median (`median_estimate`), zigzag of the difference, w minimising n·w +
+/// patches·(maxw − w + bitlen(n)). Made once; the selector asks its length and writes only
+/// the winner.
 pub(crate) struct Patched {
     reference: i64,
     w: u32,
@@ -21,11 +22,27 @@ pub(crate) struct Patched {
     high_width: u32,
 }
 
+/// The reference: the median of `values`, or, for more than `MEDIAN_SAMPLE` values, the
+/// median of `MEDIAN_SAMPLE` of them spread evenly over the page (any reference gives a
+/// valid stream; one near the middle keeps the differences narrow, and a page's median is
+/// otherwise a selection over all of it for every stream the selector sizes).
+fn median_estimate(values: &[i64]) -> i64 {
+    let n = values.len();
+    let mut picked: Vec<i64> = if n <= MEDIAN_SAMPLE {
+        values.to_vec()
+    } else {
+        (0..MEDIAN_SAMPLE).map(|i| values[i * n / MEDIAN_SAMPLE]).collect()
+    };
+    let middle = picked.len() / 2;
+    *picked.select_nth_unstable(middle).1
+}
+
+const MEDIAN_SAMPLE: usize = 127;
+
 impl Patched {
     pub fn plan(values: &[i64]) -> Patched {
         let n = values.len();
-        let mut sorted = values.to_vec();
-        let (_, &mut reference, _) = sorted.select_nth_unstable(n / 2);
+        let reference = median_estimate(values);
         let mut hist = [0usize; 65];
         for &x in values {
             hist[bitlen(zigzag(x.wrapping_sub(reference))) as usize] += 1;
@@ -133,4 +150,28 @@ pub(crate) fn read_patched(r: &mut Reader, n: usize, out: &mut Vec<i64>) -> Resu
     out.reserve(n);
     out.extend(u.iter().map(|&x| reference.wrapping_add(unzigzag(x))));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_is_the_median_of_small_pages_and_of_a_spread_sample_of_large_ones() {
+        let mut next = crate::testing::xorshift(0x5851_F42D_4C95_7F2D);
+        for n in [1usize, 2, 5, 126, 127, 128, 640, 4096] {
+            let values: Vec<i64> = (0..n).map(|_| (next() % 1000) as i64 - 500).collect();
+            let median = |v: &[i64]| {
+                let mut sorted = v.to_vec();
+                sorted.sort_unstable();
+                sorted[sorted.len() / 2]
+            };
+            let expected = match n <= MEDIAN_SAMPLE {
+                true => median(&values),
+                false => median(&(0..MEDIAN_SAMPLE).map(|i| values[i * n / MEDIAN_SAMPLE]).collect::<Vec<_>>()),
+            };
+            assert_eq!(median_estimate(&values), expected, "n = {n}");
+            assert_eq!(Patched::plan(&values).reference, expected, "n = {n}");
+        }
+    }
 }
