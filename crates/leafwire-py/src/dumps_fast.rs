@@ -42,6 +42,20 @@ pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) ->
     bytes
 }
 
+/// The value `obj` stands for if every object in it has a fast form, read from the plan
+/// without laying out a document (packed mode shreds a `Value`); `None` otherwise.
+pub fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>, max_depth: usize) -> Option<leafwire::Value> {
+    let mut planner = Planner::new(py, max_depth, SCRATCH.take());
+    // SAFETY: obj is a live object; the planner only reads it through the C API.
+    let root = unsafe { planner.visit(obj.as_ptr(), 0) };
+    let value = root.and_then(|(tag, value, _)| {
+        let keys = planner.keys.as_direct();
+        direct::plan_to_value(&planner.levels, keys, Child { tag, key: 0, value }, &Objects).ok()
+    });
+    SCRATCH.set(planner.into_scratch());
+    value
+}
+
 /// The planner's buffers, kept between calls (per thread) so that a document does not pay
 /// for growing them again; dropped when they exceed `SCRATCH_LIMIT` bytes.
 #[derive(Default)]

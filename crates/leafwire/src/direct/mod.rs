@@ -22,6 +22,7 @@ mod value;
 mod write;
 
 pub use keys::KeyTable;
+pub use tree::plan_to_value;
 pub(crate) use tree::ValueSink;
 pub(crate) use value::{encode_value, plan_value};
 pub use write::{write_document, write_document_into, write_document_to, write_section_into, Keys, Source, TypedBlock};

@@ -1,7 +1,7 @@
 //! A plan (`Levels`) read back as a [`Value`] instead of being laid out: what decoding
-//! the planned document would give, without writing or reading it. `to_value` and
-//! `to_vec_packed` take a serde value this way; before, they encoded a document and
-//! decoded it again.
+//! the planned document would give, without writing or reading it. `to_value`,
+//! `to_vec_packed` and Python's `dumps(packed=True)` take their input this way; before,
+//! they encoded a document and decoded it again.
 //!
 //! Each level's containers are built from the deepest level up, so a container's child
 //! containers are finished values when it is built. The values are those `decode` makes
@@ -22,13 +22,14 @@ pub(crate) struct ValueSink {
 
 impl PlanSink for ValueSink {
     fn planned<S: Source>(&mut self, levels: &mut Levels, keys: Keys<'_>, root: Child, source: &S) -> Result<()> {
-        self.value = Some(plan_value_of(levels, keys, root, source)?);
+        self.value = Some(plan_to_value(levels, keys, root, source)?);
         Ok(())
     }
 }
 
-/// The value `root` (with the containers `levels` plans) stands for.
-fn plan_value_of(levels: &Levels, keys: Keys<'_>, root: Child, source: &impl Source) -> Result<Value> {
+/// The value `root` (with the containers `levels` plans) stands for: what decoding the
+/// document the plan lays out would give. The plan need not be placed (`Levels::finish`).
+pub fn plan_to_value(levels: &Levels, keys: Keys<'_>, root: Child, source: &impl Source) -> Result<Value> {
     let mut below: Vec<Option<Value>> = Vec::new();
     for d in (0..levels.depth).rev() {
         let (level, kids) = (&levels.levels[d], &levels.kids[d]);
