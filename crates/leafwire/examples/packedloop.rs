@@ -1,7 +1,9 @@
-//! Profiling loop for packed mode: `packedloop FILE.json encode|decode|owned|unpacked|select|selectas|element N [ZSTD_LEVEL]`
-//! (select, selectas and element on a GeoJSON FeatureCollection with the countries'
-//! ADMIN, ISO_A3 and ISO_A2 properties) packs the
-//! JSON file and runs one operation N times (for callgrind or `time`).
+//! Profiling loop for packed mode:
+//! `packedloop FILE.json encode|serde|tovalue|decode|owned|unpacked|select|selectas|element N [ZSTD_LEVEL]`
+//! (serde: `to_vec_packed` of the parsed value, as the bench's serde rows do; tovalue: its
+//! first step alone; select, selectas and element on a GeoJSON FeatureCollection with the
+//! countries' ADMIN, ISO_A3 and ISO_A2 properties) packs the JSON file and runs one
+//! operation N times (for callgrind or `time`).
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -19,6 +21,8 @@ fn main() {
             "decode" => leafwire::decode(&packed).map(|v| matches!(v, leafwire::Value::Null) as usize).expect("decodes"),
             "owned" => matches!(leafwire::from_slice_owned::<leafwire::Value>(&packed).expect("decodes"), leafwire::Value::Null) as usize,
             "unpacked" => leafwire::unpack(&packed).expect("unpacks").len(),
+            "tovalue" => matches!(leafwire::to_value(&value).expect("converts"), leafwire::Value::Null) as usize,
+            "serde" => leafwire::to_vec_packed(&value, &options).expect("packs").len(),
             "select" => {
                 let doc = leafwire::Document::open(&packed).expect("opens");
                 doc.pointer("/features").expect("features").packed_select(&["properties"]).expect("selects").len()
