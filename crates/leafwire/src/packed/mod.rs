@@ -77,30 +77,31 @@ pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
     left == 0
 }
 
-/// How many containers deep `v` nests (a scalar: 0).
-fn nesting(v: &Value) -> usize {
-    match v {
-        Value::Array(items) => 1 + items.iter().map(nesting).max().unwrap_or(0),
-        Value::Object(m) => 1 + m.values().map(nesting).max().unwrap_or(0),
-        Value::IntMap(m) => 1 + m.values().map(nesting).max().unwrap_or(0),
-        Value::Typed(t) => t.shape().len(),
-        _ => 0,
+/// How many containers deep `v` nests (a scalar: 0), and whether it holds a non-empty
+/// array whose elements are all numbers or arrays: what §11's typing may turn into a typed
+/// array. One walk for both, as every decoded packed block needs both.
+fn survey(v: &Value) -> (usize, bool) {
+    fn children<'v>(values: impl Iterator<Item = &'v Value>) -> (usize, bool) {
+        values.map(survey).fold((0, false), |(depth, numbers), (d, n)| (depth.max(d), numbers || n))
     }
-}
-
-/// Whether `v` holds a non-empty array whose elements are all numbers or arrays: what
-/// §11's typing may turn into a typed array.
-fn has_number_arrays(v: &Value) -> bool {
     match v {
         Value::Array(items) => {
             let numeric = |i: &Value| {
                 matches!(i, Value::Int(_) | Value::UInt(_) | Value::F64(_) | Value::F32(_) | Value::Array(_))
             };
-            (!items.is_empty() && items.iter().all(numeric)) || items.iter().any(has_number_arrays)
+            let (depth, numbers) = children(items.iter());
+            (1 + depth, numbers || (!items.is_empty() && items.iter().all(numeric)))
         }
-        Value::Object(m) => m.values().any(has_number_arrays),
-        Value::IntMap(m) => m.values().any(has_number_arrays),
-        _ => false,
+        Value::Object(m) => {
+            let (depth, numbers) = children(m.values());
+            (1 + depth, numbers)
+        }
+        Value::IntMap(m) => {
+            let (depth, numbers) = children(m.values());
+            (1 + depth, numbers)
+        }
+        Value::Typed(t) => (t.shape().len(), false),
+        _ => (0, false),
     }
 }
 
@@ -149,8 +150,9 @@ pub(crate) fn decode_block_typed(buf: &[u8], t: u8, payload: u64, max_depth: usi
 /// Errors (the depth limit) are reported at `at`, the packed block's offset: the document
 /// the typing goes through is not the caller's.
 pub(crate) fn as_decoded(value: Value, max_depth: usize, at: u64) -> Result<Value> {
-    if !has_number_arrays(&value) {
-        if nesting(&value) > max_depth {
+    let (depth, number_arrays) = survey(&value);
+    if !number_arrays {
+        if depth > max_depth {
             return Err(Error::depth_limit(max_depth).at(at));
         }
         return Ok(value);

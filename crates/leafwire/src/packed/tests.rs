@@ -349,3 +349,29 @@ fn mutated_streams_never_panic() {
         }
     }
 }
+
+#[test]
+fn decoded_blocks_keep_the_callers_depth_limit_and_type_number_arrays() {
+    use crate::value::{Map, Value};
+    // Objects nested `levels` deep around a string (no arrays of numbers).
+    let nested = |levels: usize| {
+        (0..levels).fold(Value::String("leaf".into()), |inner, _| {
+            let mut m = Map::default();
+            m.insert("k".into(), inner);
+            Value::Object(m)
+        })
+    };
+    let value = nested(10);
+    assert!(super::as_decoded(value.clone(), 10, 77).is_ok());
+    let e = super::as_decoded(value, 9, 77).unwrap_err();
+    assert_eq!((e.category(), e.offset()), (crate::Category::DepthLimit, Some(77)));
+    // An array of numbers anywhere, even after arrays of other values, is typed as §11
+    // types it; the depth limit still holds.
+    let with_numbers = Value::Array(vec![
+        Value::Array(vec![Value::String("x".into())]),
+        Value::Array(vec![Value::F64(1.5), Value::F64(2.5)]),
+    ]);
+    let typed = super::as_decoded(with_numbers.clone(), 8, 0).unwrap();
+    assert!(matches!(&typed, Value::Array(items) if matches!(items[1], Value::Typed(_))), "{typed:?}");
+    assert!(super::as_decoded(with_numbers, 1, 0).is_err());
+}
