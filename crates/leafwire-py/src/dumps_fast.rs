@@ -31,29 +31,27 @@ use keys::Keys;
 /// Serializes `obj` if every object in it has a fast form; `None` otherwise (nothing is
 /// raised then: the general path redoes the work and reports any error).
 pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
-    let mut planner = Planner::new(py, max_depth, SCRATCH.take());
-    // SAFETY: obj is a live object; the planner only reads it through the C API.
-    let root = unsafe { planner.visit(obj.as_ptr(), 0) };
-    let bytes = match root {
-        Some((tag, value, _)) => planner.write(Child { tag, key: 0, value }),
-        None => Ok(None),
-    };
-    SCRATCH.set(planner.into_scratch());
-    bytes
+    planned(py, obj, max_depth, |planner, root| planner.write(root)).unwrap_or(Ok(None))
 }
 
 /// The value `obj` stands for if every object in it has a fast form, read from the plan
 /// without laying out a document (packed mode shreds a `Value`); `None` otherwise.
 pub fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>, max_depth: usize) -> Option<leafwire::Value> {
+    planned(py, obj, max_depth, |planner, root| {
+        direct::plan_to_value(&planner.levels, planner.keys.as_direct(), root, &Objects).ok()
+    })
+    .flatten()
+}
+
+/// Plans `obj` and hands the planner and the root's slot to `then`; `None` if some object
+/// in it has no fast form. The planner's buffers go back to the thread's scratch after.
+fn planned<'py, R>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize, then: impl FnOnce(&mut Planner<'py>, Child) -> R) -> Option<R> {
     let mut planner = Planner::new(py, max_depth, SCRATCH.take());
     // SAFETY: obj is a live object; the planner only reads it through the C API.
     let root = unsafe { planner.visit(obj.as_ptr(), 0) };
-    let value = root.and_then(|(tag, value, _)| {
-        let keys = planner.keys.as_direct();
-        direct::plan_to_value(&planner.levels, keys, Child { tag, key: 0, value }, &Objects).ok()
-    });
+    let result = root.map(|(tag, value, _)| then(&mut planner, Child { tag, key: 0, value }));
     SCRATCH.set(planner.into_scratch());
-    value
+    result
 }
 
 /// The planner's buffers, kept between calls (per thread) so that a document does not pay

@@ -81,9 +81,14 @@ pub fn __fuzz_packed_page(data: &[u8]) {
 
 /// Serializes any `Serialize` value to Leafwire bytes.
 pub fn to_vec<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    serialized(value)?.encode()
+}
+
+/// The finished builder of a `Serialize` value: its plan, ready to lay out or read back.
+fn serialized<T: serde::Serialize + ?Sized>(value: &T) -> Result<builder::Builder> {
     let mut b = builder::Builder::reused(DEFAULT_MAX_DEPTH);
     value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
-    b.finish()?.encode()
+    b.finish()
 }
 
 /// Serializes any `Serialize` value as Leafwire into `writer`.
@@ -130,10 +135,8 @@ pub fn from_value<T: serde::de::DeserializeOwned>(value: Value) -> Result<T> {
 /// [`to_vec`]'s bytes (the same mapping: `Vec<f64>` a typed array, integer-keyed maps
 /// intmaps, enums externally tagged), without laying out a document.
 pub fn to_value<T: serde::Serialize + ?Sized>(value: &T) -> Result<Value> {
-    let mut b = builder::Builder::reused(DEFAULT_MAX_DEPTH);
-    value.serialize(ser::ValueSerializer { b: &mut b, key: 0 })?;
     let mut sink = direct::ValueSink::default();
-    b.finish()?.plan_into(&mut sink)?;
+    serialized(value)?.plan_into(&mut sink)?;
     Ok(sink.value.expect("a finished plan has a value"))
 }
 
