@@ -299,19 +299,20 @@ impl<'a> Tree<'a> for Value {
         Value::Array(items)
     }
     fn object_with_capacity(n: usize) -> Map {
-        Map::with_capacity_and_hasher(n, Default::default())
+        Map::with_capacity(n)
     }
+    // Keys are distinct: the walk checked them (check_distinct_keys, the intmap loop).
     fn object_insert(o: &mut Map, key: &'a str, value: Self) {
-        o.insert(key.to_owned(), value);
+        o.push_distinct(key.to_owned(), value);
     }
     fn object(o: Map) -> Self {
         Value::Object(o)
     }
     fn intmap_with_capacity(n: usize) -> IntMap {
-        IntMap::with_capacity_and_hasher(n, Default::default())
+        IntMap::with_capacity(n)
     }
     fn intmap_insert(m: &mut IntMap, key: i64, value: Self) {
-        m.insert(key, value);
+        m.push_distinct(key, value);
     }
     fn intmap(m: IntMap) -> Self {
         Value::IntMap(m)

@@ -31,6 +31,7 @@ mod error;
 mod file;
 pub mod format;
 pub mod json;
+pub mod map;
 mod node_serde;
 // Packed mode's building blocks (issue 12: codecs and shredding); the column group writer
 // and reader that call them come next, until then only their tests do.

@@ -2,15 +2,13 @@
 
 use std::fmt;
 
-use indexmap::IndexMap;
-use rustc_hash::FxBuildHasher;
-
 use crate::format::ElementType;
+use crate::map::OrderedMap;
 
 /// An object: string keys in insertion order.
-pub type Map = IndexMap<String, Value, FxBuildHasher>;
+pub type Map = OrderedMap<String>;
 /// An integer-keyed map, in insertion order.
-pub type IntMap = IndexMap<i64, Value, FxBuildHasher>;
+pub type IntMap = OrderedMap<i64>;
 
 /// The type of a value, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,12 +105,25 @@ impl Value {
 }
 
 /// A homogeneous N-dimensional array of numbers, row-major.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TypedArray {
+///
+/// Boxed, so that a typed array takes one pointer inside a `Value`: the other variants are
+/// at most 40 bytes, and every element of every array pays for the largest.
+#[derive(Clone, PartialEq)]
+pub struct TypedArray(Box<TypedParts>);
+
+#[derive(Clone, PartialEq)]
+struct TypedParts {
     shape: Vec<usize>,
     data: TypedData,
     /// For f64 data only: which elements are integers (spec §5.2).
     int_mask: Option<Vec<bool>>,
+}
+
+impl fmt::Debug for TypedArray {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let TypedParts { shape, data, int_mask } = &*self.0;
+        f.debug_struct("TypedArray").field("shape", shape).field("data", data).field("int_mask", int_mask).finish()
+    }
 }
 
 /// The elements of a typed array.
@@ -244,7 +255,7 @@ impl TypedData {
 impl TypedArray {
     /// A one-dimensional typed array.
     pub fn new(data: TypedData) -> TypedArray {
-        TypedArray { shape: vec![data.len()], data, int_mask: None }
+        TypedArray(Box::new(TypedParts { shape: vec![data.len()], data, int_mask: None }))
     }
 
     /// An N-dimensional typed array; the product of `shape` must equal the element count.
@@ -256,7 +267,7 @@ impl TypedArray {
                 format!("shape {shape:?} does not fit {} elements (rank 1..=32)", data.len()),
             ));
         }
-        Ok(TypedArray { shape, data, int_mask: None })
+        Ok(TypedArray(Box::new(TypedParts { shape, data, int_mask: None })))
     }
 
     /// An f64 array whose masked elements are integers (spec §5.2). Each masked element
@@ -271,45 +282,45 @@ impl TypedArray {
             ));
         }
         let mut array = TypedArray::with_shape(TypedData::F64(data), shape)?;
-        array.int_mask = mask.iter().any(|&m| m).then_some(mask);
+        array.0.int_mask = mask.iter().any(|&m| m).then_some(mask);
         Ok(array)
     }
 
     pub(crate) fn from_parts(shape: Vec<usize>, data: TypedData, int_mask: Option<Vec<bool>>) -> TypedArray {
-        TypedArray { shape, data, int_mask }
+        TypedArray(Box::new(TypedParts { shape, data, int_mask }))
     }
 
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        &self.0.shape
     }
 
     pub fn data(&self) -> &TypedData {
-        &self.data
+        &self.0.data
     }
 
     pub fn into_data(self) -> TypedData {
-        self.data
+        self.0.data
     }
 
     pub fn int_mask(&self) -> Option<&[bool]> {
-        self.int_mask.as_deref()
+        self.0.int_mask.as_deref()
     }
 
     pub fn element_type(&self) -> ElementType {
-        self.data.element_type()
+        self.0.data.element_type()
     }
 
     pub fn len(&self) -> usize {
-        self.data.len()
+        self.0.data.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.0.data.is_empty()
     }
 
     /// Element `i` (flat, row-major) as a scalar value, honoring the integer mask.
     pub fn element(&self, i: usize) -> Value {
-        match (&self.data, &self.int_mask) {
+        match (&self.0.data, &self.0.int_mask) {
             (TypedData::F64(v), Some(mask)) if mask[i] => Value::Int(v[i] as i64),
             (data, _) => data.element(i),
         }
@@ -323,8 +334,8 @@ impl TypedArray {
     /// The sub-array along `axis` whose first element is element `start` (flat), as nested
     /// generic arrays; `to_nested` is the one at axis 0.
     pub(crate) fn nested_at(&self, axis: usize, start: usize) -> Value {
-        let dim = self.shape[axis];
-        if axis + 1 == self.shape.len() {
+        let dim = self.0.shape[axis];
+        if axis + 1 == self.0.shape.len() {
             return Value::Array((start..start + dim).map(|i| self.element(i)).collect());
         }
         let stride = self.stride(axis);
@@ -333,7 +344,7 @@ impl TypedArray {
 
     /// How many elements one step along `axis` skips (row-major).
     pub(crate) fn stride(&self, axis: usize) -> usize {
-        self.shape[axis + 1..].iter().product()
+        self.0.shape[axis + 1..].iter().product()
     }
 }
 

@@ -100,12 +100,12 @@ impl<'a> ValueRef<'a> {
             ValueRef::BigNum(d) => Value::BigNum((*d).to_owned()),
             ValueRef::Array(items) => Value::Array(items.iter().map(ValueRef::to_value).collect()),
             ValueRef::Object(entries) => {
-                let mut map = Map::with_capacity_and_hasher(entries.len(), Default::default());
+                let mut map = Map::with_capacity(entries.len());
                 map.extend(entries.iter().map(|(k, v)| ((*k).to_owned(), v.to_value())));
                 Value::Object(map)
             }
             ValueRef::IntMap(entries) => {
-                let mut map = IntMap::with_capacity_and_hasher(entries.len(), Default::default());
+                let mut map = IntMap::with_capacity(entries.len());
                 map.extend(entries.iter().map(|(k, v)| (*k, v.to_value())));
                 Value::IntMap(map)
             }

@@ -50,7 +50,7 @@ fn container(node: &Node, children: &[Child], keys: Keys<'_>, source: &impl Sour
     Ok(match node.tag {
         tag::ARRAY => Value::Array(children.iter().map(|ch| slot_value(ch, source, below)).collect::<Result<_>>()?),
         tag::OBJECT => {
-            let mut map = Map::with_capacity_and_hasher(children.len(), Default::default());
+            let mut map = Map::with_capacity(children.len());
             for ch in children {
                 let key = text(keys.texts[ch.key as usize])?;
                 map.insert(key, slot_value(ch, source, below)?);
@@ -58,7 +58,7 @@ fn container(node: &Node, children: &[Child], keys: Keys<'_>, source: &impl Sour
             Value::Object(map)
         }
         _ => {
-            let mut map = IntMap::with_capacity_and_hasher(children.len(), Default::default());
+            let mut map = IntMap::with_capacity(children.len());
             for ch in children {
                 map.insert(ch.key as i64, slot_value(ch, source, below)?);
             }
