@@ -19,11 +19,28 @@ pub fn key_hash(key: &[u8]) -> u64 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut last = [0u8; 8];
-        last[..rest.len()].copy_from_slice(rest);
-        h = mix(h, u64::from_le_bytes(last));
+        h = mix(h, zero_padded_le(rest));
     }
     h
+}
+
+/// `rest` (1–7 bytes) zero-padded to eight and read little-endian. Two overlapping loads
+/// instead of a copy into a padded buffer, which compiles to a `memcpy` call per key.
+#[inline(always)]
+fn zero_padded_le(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    debug_assert!((1..8).contains(&n));
+    if n >= 4 {
+        let low = u32::from_le_bytes(rest[..4].try_into().unwrap()) as u64;
+        let high = u32::from_le_bytes(rest[n - 4..].try_into().unwrap()) as u64;
+        low | high << (8 * (n - 4))
+    } else if n >= 2 {
+        let low = u16::from_le_bytes(rest[..2].try_into().unwrap()) as u64;
+        let high = u16::from_le_bytes(rest[n - 2..].try_into().unwrap()) as u64;
+        low | high << (8 * (n - 2))
+    } else {
+        rest[0] as u64
+    }
 }
 
 #[inline(always)]
@@ -152,6 +169,17 @@ fn fill_entries<const E: usize>(table: &mut [u8], hashes: impl IntoIterator<Item
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tail of every length reads as its bytes copied into a zeroed eight-byte word.
+    #[test]
+    fn tails_read_as_zero_padded_words() {
+        let bytes: Vec<u8> = (1..=7u8).map(|b| b.wrapping_mul(37) | 0x80).collect();
+        for n in 1..8 {
+            let mut padded = [0u8; 8];
+            padded[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(zero_padded_le(&bytes[..n]), u64::from_le_bytes(padded), "{n} bytes");
+        }
+    }
 
     /// `fill` at each entry width puts every entry where one `insert` after another would.
     #[test]
