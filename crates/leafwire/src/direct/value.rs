@@ -62,6 +62,9 @@ thread_local! {
 
 const SCRATCH_LIMIT: usize = 16 << 20;
 
+/// How many keys ahead of the one being hashed an object's walk prefetches.
+const KEY_PREFETCH_AHEAD: usize = 2;
+
 struct Planner<'a> {
     levels: Levels,
     keys: KeyTable<'a>,
@@ -195,7 +198,11 @@ impl<'a> Planner<'a> {
             Value::Object(map) => {
                 let mut node = self.open(tag::OBJECT, map.len(), depth)?;
                 let index = self.levels.open(node, depth);
-                for (k, item) in map {
+                let entries = map.as_slice();
+                for (i, (k, item)) in entries.iter().enumerate() {
+                    if let Some((ahead, _)) = entries.get(i + KEY_PREFETCH_AHEAD) {
+                        super::prefetch(ahead.as_ptr());
+                    }
                     let id = self.keys.intern(k.as_bytes());
                     self.child(item, id as u64, depth, &mut node)?;
                 }

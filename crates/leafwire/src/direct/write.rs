@@ -122,7 +122,15 @@ pub fn write_section_into(levels: &Levels, keys: Keys<'_>, layout: &Layout, sour
         let (level, kids) = (&levels.levels[d], &levels.kids[d]);
         let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
         let mut first = 0;
+        let mut fetched = 0;
         for node in level {
+            // Blocks are written level by level, but a tree's strings lie in memory in the
+            // order it was built (depth first): ask for the next ones before they are copied.
+            let until = (first + node.len as usize + PREFETCH_AHEAD).min(kids.len());
+            while fetched < until {
+                prefetch_content(&kids[fetched], source);
+                fetched += 1;
+            }
             let shape = node.shape(layout.pointer_width);
             if node.len == 0 {
                 // Layout byte 0 (slot width 1, key width 1 or none, no index) and count 0:
@@ -155,7 +163,15 @@ pub fn write_document_to(levels: &Levels, keys: Keys<'_>, layout: &Layout, sourc
         let (level, kids) = (&levels.levels[d], &levels.kids[d]);
         let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
         let mut first = 0;
+        let mut fetched = 0;
         for node in level {
+            // Blocks are written level by level, but a tree's strings lie in memory in the
+            // order it was built (depth first): ask for the next ones before they are copied.
+            let until = (first + node.len as usize + PREFETCH_AHEAD).min(kids.len());
+            while fetched < until {
+                prefetch_content(&kids[fetched], source);
+                fetched += 1;
+            }
             let children = &kids[first..first + node.len as usize];
             first += node.len as usize;
             debug_assert_eq!(sink.position(), node.offset);
@@ -193,6 +209,17 @@ fn write_front(out: &mut [u8], keys: Keys<'_>, layout: &Layout, root: u64) {
         let texts = layout.sorted.iter().map(|&id| keys.texts[id as usize]);
         let hashes = layout.sorted.iter().map(|&id| keys.hashes[id as usize]);
         dictionary::write_canonical(&mut out[c::HEADER_LEN..], texts, hashes);
+    }
+}
+
+/// How many children ahead of the one being written `write_section_into` prefetches.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the processor to bring the first line of a string-like child's content into cache.
+#[inline(always)]
+fn prefetch_content(child: &Child, source: &impl Source) {
+    if is_data(child) && child.tag != tag::TYPED && child.tag != tag::TABLE {
+        super::prefetch(source.content(child).as_ptr());
     }
 }
 
