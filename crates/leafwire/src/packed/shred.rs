@@ -722,7 +722,8 @@ impl<'s, 'b> Unshredder<'s, 'b> {
             }
             kind::OBJECT if self.s.nodes[node].keyed => {
                 let (len, values) = self.map(node)?;
-                let mut map = Map::default();
+                // `len` is charged to the budget (`map`), as an array's length is.
+                let mut map = Map::with_capacity(len);
                 for _ in 0..len {
                     let key = self.key_text(node)?;
                     if map.insert(key.to_owned(), self.read(values)?).is_some() {
@@ -733,21 +734,21 @@ impl<'s, 'b> Unshredder<'s, 'b> {
             }
             kind::OBJECT => {
                 let fields = self.shape(node)?;
-                let mut map = Map::default();
-                map.reserve(fields.len());
+                let mut map = Map::with_capacity(fields.len());
                 for &field in fields {
                     let (key, child) = self.field(field)?;
                     if self.keep.is_some_and(|keep| !keep[child]) {
                         continue;
                     }
                     let value = self.read(child)?;
-                    map.insert(key.to_owned(), value);
+                    // A shape's keys are distinct: its parser refuses a repeat.
+                    map.push_distinct(key.to_owned(), value);
                 }
                 map.into()
             }
             kind::INTMAP => {
                 let (len, values) = self.map(node)?;
-                let mut map = IntMap::default();
+                let mut map = IntMap::with_capacity(len);
                 for _ in 0..len {
                     let key = self.int_key(node)?;
                     if map.insert(key, self.read(values)?).is_some() {
