@@ -49,18 +49,19 @@ pub fn plan_to_value(levels: &Levels, keys: Keys<'_>, root: Child, source: &impl
 fn container(node: &Node, children: &[Child], keys: Keys<'_>, source: &impl Source, below: &mut [Option<Value>]) -> Result<Value> {
     Ok(match node.tag {
         tag::ARRAY => Value::Array(children.iter().map(|ch| slot_value(ch, source, below)).collect::<Result<_>>()?),
+        // A plan's containers have distinct keys, as the document it would write must.
         tag::OBJECT => {
             let mut map = Map::with_capacity(children.len());
             for ch in children {
                 let key = text(keys.texts[ch.key as usize])?;
-                map.insert(key, slot_value(ch, source, below)?);
+                map.push_distinct(key, slot_value(ch, source, below)?);
             }
             Value::Object(map)
         }
         _ => {
             let mut map = IntMap::with_capacity(children.len());
             for ch in children {
-                map.insert(ch.key as i64, slot_value(ch, source, below)?);
+                map.push_distinct(ch.key as i64, slot_value(ch, source, below)?);
             }
             Value::IntMap(map)
         }
