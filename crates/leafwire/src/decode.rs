@@ -6,7 +6,7 @@
 //! met), and charges the document's `Budget` per block so that a crafted document whose
 //! containers share children cannot make decoding exponential.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
@@ -48,7 +48,7 @@ impl<'a> Node<'a> {
             budget.charge(self.visit_cost(), self.offset())?;
             return Ok(T::typed(typed));
         }
-        let mut walk = Walk { node: *self, texts: Vec::new(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
+        let mut walk = Walk { node: *self, texts: Vec::new(), ids: FxHashMap::default(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         walk.value(self.tag(), self.payload(), max_depth)
     }
 }
@@ -93,6 +93,9 @@ struct Walk<'a, 'b> {
     node: Node<'a>,
     /// Key texts by id, resolved (and checked for UTF-8) the first time each is met.
     texts: Vec<Option<&'a str>>,
+    /// The id of each text resolved so far: distinct ids in an object must mean distinct
+    /// texts, which a dictionary that holds a text twice would break (spec §6).
+    ids: FxHashMap<&'a str, u64>,
     /// For `check_distinct_keys`: the serial of the object that last used each key id
     /// (ids of 256 and more), and the last serial given out.
     stamps: Vec<u64>,
@@ -253,9 +256,14 @@ impl<'a> Walk<'a, '_> {
         }
     }
 
+    /// Once per key id met: its text, which no other id may have.
     #[cold]
     fn resolve_key(&mut self, id: u64) -> Result<&'a str> {
         let text = self.node.key_str(id)?;
+        if let Some(other) = self.ids.insert(text, id) {
+            let at = self.node.dictionary_pos() as u64;
+            return Err(Error::malformed(at, format!("the dictionary holds key \"{text}\" twice (ids {other} and {id})")));
+        }
         self.texts[id as usize] = Some(text);
         Ok(text)
     }

@@ -272,3 +272,18 @@ fn a_container_in_the_last_two_bytes_reads_the_same_through_every_path() {
     let err = Document::open(&empty).unwrap().pointer("/0").unwrap_err();
     assert_eq!(err.category(), Category::NotFound, "{err}");
 }
+
+/// A dictionary that holds one text under two ids is a rule the decoders need not check
+/// (`"decode": "unchecked"`), but an object using both ids must not become a map with the
+/// key twice, or one value silently dropped: `decode` refuses it when it meets the second id.
+#[test]
+fn decoding_an_object_whose_ids_share_a_text_is_an_error() {
+    for name in ["dict_duplicate_keys", "dict_duplicate_keys_no_table"] {
+        let bytes = std::fs::read(spec_dir().join("invalid").join(format!("{name}.lw"))).unwrap();
+        for result in [leafwire::decode(&bytes).map(drop), leafwire::decode_borrowed(&bytes).map(drop)] {
+            let err = result.expect_err(name);
+            assert_eq!(err.category(), Category::Malformed, "{name}: {err}");
+            assert!(err.to_string().contains("holds key \"a\" twice"), "{name}: {err}");
+        }
+    }
+}

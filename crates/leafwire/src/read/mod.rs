@@ -470,4 +470,9 @@ impl<'a> Node<'a> {
     pub(crate) fn key_str(&self, id: u64) -> Result<&'a str> {
         self.dict.key_str(self.keys, id)
     }
+
+    /// Where the key dictionary starts, in the bytes its keys are read from.
+    pub(crate) fn dictionary_pos(&self) -> usize {
+        self.dict.pos()
+    }
 }
