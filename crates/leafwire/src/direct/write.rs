@@ -122,15 +122,9 @@ pub fn write_section_into(levels: &Levels, keys: Keys<'_>, layout: &Layout, sour
         let (level, kids) = (&levels.levels[d], &levels.kids[d]);
         let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
         let mut first = 0;
-        let mut fetched = 0;
+        let mut prefetched = 0;
         for node in level {
-            // Blocks are written level by level, but a tree's strings lie in memory in the
-            // order it was built (depth first): ask for the next ones before they are copied.
-            let until = (first + node.len as usize + PREFETCH_AHEAD).min(kids.len());
-            while fetched < until {
-                prefetch_content(&kids[fetched], source);
-                fetched += 1;
-            }
+            prefetch_blocks(kids, &mut prefetched, first + node.len as usize, source);
             let shape = node.shape(layout.pointer_width);
             if node.len == 0 {
                 // Layout byte 0 (slot width 1, key width 1 or none, no index) and count 0:
@@ -163,15 +157,9 @@ pub fn write_document_to(levels: &Levels, keys: Keys<'_>, layout: &Layout, sourc
         let (level, kids) = (&levels.levels[d], &levels.kids[d]);
         let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
         let mut first = 0;
-        let mut fetched = 0;
+        let mut prefetched = 0;
         for node in level {
-            // Blocks are written level by level, but a tree's strings lie in memory in the
-            // order it was built (depth first): ask for the next ones before they are copied.
-            let until = (first + node.len as usize + PREFETCH_AHEAD).min(kids.len());
-            while fetched < until {
-                prefetch_content(&kids[fetched], source);
-                fetched += 1;
-            }
+            prefetch_blocks(kids, &mut prefetched, first + node.len as usize, source);
             let children = &kids[first..first + node.len as usize];
             first += node.len as usize;
             debug_assert_eq!(sink.position(), node.offset);
@@ -212,15 +200,22 @@ fn write_front(out: &mut [u8], keys: Keys<'_>, layout: &Layout, root: u64) {
     }
 }
 
-/// How many children ahead of the one being written `write_section_into` prefetches.
+/// How many children ahead of those being written the writers prefetch.
 const PREFETCH_AHEAD: usize = 16;
 
-/// Asks the processor to bring the first line of a string-like child's content into cache.
+/// Blocks are written level by level, but a tree's strings lie in memory in the order it
+/// was built (depth first): before a container's children up to `kids[..end]` are written,
+/// asks for the first line of each string-like block up to `PREFETCH_AHEAD` children
+/// further, continuing from `*prefetched`.
 #[inline(always)]
-fn prefetch_content(child: &Child, source: &impl Source) {
-    if is_data(child) && child.tag != tag::TYPED && child.tag != tag::TABLE {
-        super::prefetch(source.content(child).as_ptr());
+fn prefetch_blocks(kids: &[Child], prefetched: &mut usize, end: usize, source: &impl Source) {
+    let until = (end + PREFETCH_AHEAD).min(kids.len());
+    for child in &kids[(*prefetched).min(until)..until] {
+        if is_data(child) && child.tag != tag::TYPED && child.tag != tag::TABLE {
+            super::prefetch(source.content(child).as_ptr());
+        }
     }
+    *prefetched = until.max(*prefetched);
 }
 
 #[inline(always)]
