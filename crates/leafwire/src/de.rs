@@ -11,7 +11,7 @@ use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data;
 use crate::format::{tag, DEFAULT_MAX_DEPTH};
-use crate::read::{Children, Node};
+use crate::read::Node;
 use crate::typed_de::TypedDeserializer;
 use crate::value::Kind;
 
@@ -22,7 +22,10 @@ pub(crate) struct Ctx<'a> {
     /// every object entry — and only those met: a stream's key table holds the keys of
     /// every message so far, most of them not in this one.
     keys: Vec<Cell<Option<&'a str>>>,
+    /// The root: every node of the walk is in its document ([`Node::with`]).
     root: Node<'a>,
+    /// The root's bytes, which the containers of the walk are read from.
+    buf: &'a [u8],
 }
 
 impl<'a> Ctx<'a> {
@@ -31,6 +34,7 @@ impl<'a> Ctx<'a> {
             budget: Budget::for_document(root.buf().len()),
             keys: vec![Cell::new(None); root.key_count() as usize],
             root: *root,
+            buf: root.buf(),
         })
     }
 
@@ -50,15 +54,34 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Deserializes one value, known by its stored (tag, payload) pair (spec §3); the rest of
+/// a `Node` (the document's bytes, its dictionary) is the walk's, in `Ctx`. Kept to three
+/// words because serde passes it by value at every field: a whole `Node` copied at each
+/// was a fifth of a string field's cost, most of it loads waiting on the stores just made.
 pub(crate) struct NodeDeserializer<'a, 'b> {
-    pub node: Node<'a>,
-    pub depth_left: usize,
-    pub ctx: &'b Ctx<'a>,
+    payload: u64,
+    tag: u8,
+    depth_left: u32,
+    ctx: &'b Ctx<'a>,
 }
 
 impl<'a, 'b> NodeDeserializer<'a, 'b> {
-    pub fn new(node: Node<'a>, ctx: &'b Ctx<'a>) -> Self {
-        NodeDeserializer { node, depth_left: DEFAULT_MAX_DEPTH, ctx }
+    /// The deserializer of the walk's root.
+    pub fn root(ctx: &'b Ctx<'a>) -> Self {
+        NodeDeserializer { payload: ctx.root.payload(), tag: ctx.root.tag(), depth_left: DEFAULT_MAX_DEPTH as u32, ctx }
+    }
+
+    fn child(&self, (tag, payload): (u8, u64), depth_left: u32) -> Self {
+        NodeDeserializer { payload, tag, depth_left, ctx: self.ctx }
+    }
+
+    /// The value as a `Node`, for the paths that are not a field's hot loop.
+    fn node(&self) -> Node<'a> {
+        self.ctx.root.with(self.tag, self.payload)
+    }
+
+    fn offset(&self) -> u64 {
+        if tag::is_pointer(self.tag) { self.payload } else { 0 }
     }
 
     /// A packed object (spec §13.7), decoded: its entries come from columns, as owned
@@ -66,11 +89,64 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
     #[inline(never)]
     fn packed_object(&self) -> Result<crate::Value> {
         let depth_left = self.nested()?;
-        crate::packed::decode_block_typed(self.node.buf(), tag::PACKED_OBJECT, self.node.payload(), depth_left)
+        crate::packed::decode_block_typed(self.ctx.buf, tag::PACKED_OBJECT, self.payload, depth_left as usize)
     }
 
-    fn nested(&self) -> Result<usize> {
-        self.depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(DEFAULT_MAX_DEPTH).at(self.node.offset()))
+    fn nested(&self) -> Result<u32> {
+        self.depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(DEFAULT_MAX_DEPTH).at(self.offset()))
+    }
+
+    /// The container at the payload, entered: one level of depth and one unit of budget.
+    #[inline]
+    fn enter(&self) -> Result<(Geometry, u32)> {
+        self.ctx.budget.charge(1, self.payload)?;
+        let depth_left = self.nested()?;
+        Ok((Geometry::parse(self.ctx.buf, self.payload, self.tag)?, depth_left))
+    }
+
+    /// Every value but the three kinds of container and strings.
+    #[inline(never)]
+    fn visit_other<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value> {
+        let node = self.node();
+        if node.tag() == tag::PACKED {
+            // Only `from_slice_owned` lets a packed document here: its elements are read
+            // from their columns (owned strings), with the packed block's own budget.
+            self.nested()?;
+            return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
+        }
+        if node.tag() == tag::PACKED_OBJECT {
+            return de::Deserializer::deserialize_any(self.packed_object()?, visitor);
+        }
+        self.ctx.budget.charge(node.visit_cost(), node.offset())?;
+        match node.kind() {
+            Kind::Null => visitor.visit_unit(),
+            Kind::Bool => visitor.visit_bool(node.as_bool()?),
+            Kind::Int => visitor.visit_i64(node.as_i64()?),
+            Kind::UInt => visitor.visit_u64(node.as_u64()?),
+            Kind::F64 => visitor.visit_f64(node.as_f64()?),
+            Kind::F32 => visitor.visit_f32(node.as_f32()?),
+            Kind::String => visitor.visit_borrowed_str(node.as_str()?),
+            Kind::Bytes => visitor.visit_borrowed_bytes(node.as_bytes()?),
+            Kind::BigNum => {
+                let digits = node.as_bignum()?;
+                match (digits.parse::<i128>(), digits.parse::<u128>()) {
+                    (Ok(v), _) => visitor.visit_i128(v),
+                    (_, Ok(v)) => visitor.visit_u128(v),
+                    _ => visitor.visit_borrowed_str(digits),
+                }
+            }
+            Kind::TypedArray => {
+                // A typed array is one block however many axes it has: one level of depth.
+                self.nested()?;
+                visit_typed(node, visitor, false)
+            }
+            // A map of columns, each a sequence of cells (spec §15.2).
+            Kind::Table => {
+                self.nested()?;
+                crate::table_de::visit_table(node.table()?, visitor)
+            }
+            Kind::Array | Kind::Object | Kind::IntMap => unreachable!("containers are visited by deserialize_any"),
+        }
     }
 }
 
@@ -92,85 +168,36 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let node = self.node;
-        if node.tag() == tag::PACKED {
-            // Only `from_slice_owned` lets a packed document here: its elements are read
-            // from their columns (owned strings), with the packed block's own budget.
-            self.nested()?;
-            return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
-        }
-        if node.tag() == tag::PACKED_OBJECT {
-            return de::Deserializer::deserialize_any(self.packed_object()?, visitor);
-        }
-        if node.kind() == Kind::String {
-            // The most common field: its block is found once for the budget and the text.
-            let bytes = data::block(node.buf(), node.offset())?;
-            self.ctx.budget.charge(Budget::block_cost(bytes.len()), node.offset())?;
-            return match data::utf8(bytes) {
-                Some(text) => visitor.visit_borrowed_str(text),
-                // Not UTF-8: the reader's own check gives its own error.
-                None => visitor.visit_borrowed_str(node.as_str()?),
-            };
-        }
-        self.ctx.budget.charge(node.visit_cost(), node.offset())?;
-        match node.kind() {
-            Kind::Null => visitor.visit_unit(),
-            Kind::Bool => visitor.visit_bool(node.as_bool()?),
-            Kind::Int => visitor.visit_i64(node.as_i64()?),
-            Kind::UInt => visitor.visit_u64(node.as_u64()?),
-            Kind::F64 => visitor.visit_f64(node.as_f64()?),
-            Kind::F32 => visitor.visit_f32(node.as_f32()?),
-            Kind::String => visitor.visit_borrowed_str(node.as_str()?),
-            Kind::Bytes => visitor.visit_borrowed_bytes(node.as_bytes()?),
-            Kind::BigNum => {
-                let digits = node.as_bignum()?;
-                match (digits.parse::<i128>(), digits.parse::<u128>()) {
-                    (Ok(v), _) => visitor.visit_i128(v),
-                    (_, Ok(v)) => visitor.visit_u128(v),
-                    _ => visitor.visit_borrowed_str(digits),
+        let ctx = self.ctx;
+        match self.tag {
+            tag::STRING => {
+                // The most common field: its block is found once for the budget and the text.
+                let bytes = data::block(ctx.buf, self.payload)?;
+                ctx.budget.charge(Budget::block_cost(bytes.len()), self.payload)?;
+                match data::utf8(bytes) {
+                    Some(text) => visitor.visit_borrowed_str(text),
+                    // Not UTF-8: the reader's own check gives its own error.
+                    None => visitor.visit_borrowed_str(self.node().as_str()?),
                 }
             }
-            Kind::Array => {
-                let depth_left = self.nested()?;
-                visitor.visit_seq(SeqAccess { children: node.iter()?, depth_left, ctx: self.ctx })
+            tag::OBJECT => {
+                let (c, depth_left) = self.enter()?;
+                visitor.visit_map(MapAccess { c, next: 0, value: None, depth_left, ctx })
             }
-            Kind::TypedArray => {
-                // A typed array is one block however many axes it has: one level of depth.
-                self.nested()?;
-                visit_typed(node, visitor, false)
+            tag::ARRAY => {
+                let (c, depth_left) = self.enter()?;
+                visitor.visit_seq(SeqAccess { c, next: 0, depth_left, ctx })
             }
-            Kind::Object => {
-                let depth_left = self.nested()?;
-                visitor.visit_map(MapAccess {
-                    node,
-                    c: node.container()?,
-                    next: 0,
-                    value: None,
-                    depth_left,
-                    ctx: self.ctx,
-                })
+            tag::INTMAP => {
+                let (c, depth_left) = self.enter()?;
+                visitor.visit_map(IntMapAccess { c, next: 0, value: None, depth_left, ctx })
             }
-            // A map of columns, each a sequence of cells (spec §15.2).
-            Kind::Table => {
-                self.nested()?;
-                crate::table_de::visit_table(node.table()?, visitor)
-            }
-            Kind::IntMap => {
-                let depth_left = self.nested()?;
-                visitor.visit_map(IntMapAccess {
-                    node,
-                    c: node.container()?,
-                    next: 0,
-                    value: None,
-                    depth_left,
-                    ctx: self.ctx,
-                })
-            }
+            _ => self.visit_other(visitor),
         }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.node.is_null() {
+        if self.tag == tag::NULL {
             visitor.visit_none()
         } else {
             visitor.visit_some(self)
@@ -182,10 +209,11 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if self.node.kind() == Kind::TypedArray {
-            self.ctx.budget.charge(self.node.visit_cost(), self.node.offset())?;
+        if self.tag == tag::TYPED {
+            let node = self.node();
+            self.ctx.budget.charge(node.visit_cost(), node.offset())?;
             self.nested()?;
-            return visit_typed(self.node, visitor, true);
+            return visit_typed(node, visitor, true);
         }
         self.deserialize_any(visitor)
     }
@@ -204,13 +232,14 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        match self.node.kind() {
-            Kind::String => visitor.visit_enum(self.node.as_str()?.into_deserializer()),
-            Kind::Object if self.node.tag() == tag::PACKED_OBJECT => {
+        let node = self.node();
+        match node.kind() {
+            Kind::String => visitor.visit_enum(node.as_str()?.into_deserializer()),
+            Kind::Object if node.tag() == tag::PACKED_OBJECT => {
                 de::Deserializer::deserialize_enum(self.packed_object()?, "", &[], visitor)
             }
             Kind::Object => {
-                let mut entries = self.node.entries()?;
+                let mut entries = node.entries()?;
                 let (Some(first), None) = (entries.next(), entries.next()) else {
                     return Err(Error::new(
                         Category::WrongType,
@@ -220,7 +249,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
                 let (variant, value) = first?;
                 visitor.visit_enum(EnumAccess {
                     variant,
-                    value: NodeDeserializer { node: value, depth_left: self.nested()?, ctx: self.ctx },
+                    value: self.child((value.tag(), value.payload()), self.nested()?),
                 })
             }
             kind => Err(Error::wrong_type("an enum (string or one-key object)", kind)),
@@ -228,8 +257,9 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
-        if matches!(self.node.kind(), Kind::Array | Kind::TypedArray) {
-            check_tuple_len(self.node.len()?, len)?;
+        let node = self.node();
+        if matches!(node.kind(), Kind::Array | Kind::TypedArray) {
+            check_tuple_len(node.len()?, len)?;
         }
         self.deserialize_any(visitor)
     }
@@ -254,9 +284,11 @@ pub(crate) fn check_tuple_len(found: usize, wanted: usize) -> Result<()> {
     Err(Error::new(Category::WrongType, format!("an array of {found} elements read as a tuple of {wanted}")))
 }
 
+/// The children of an array, one geometry for all.
 struct SeqAccess<'a, 'b> {
-    children: Children<'a>,
-    depth_left: usize,
+    c: Geometry,
+    next: usize,
+    depth_left: u32,
     ctx: &'b Ctx<'a>,
 }
 
@@ -264,26 +296,27 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.children.next() {
-            None => Ok(None),
-            Some(child) => {
-                let child = child?;
-                seed.deserialize(NodeDeserializer { node: child, depth_left: self.depth_left, ctx: self.ctx }).map(Some)
-            }
+        let i = self.next;
+        if i >= self.c.count {
+            return Ok(None);
         }
+        self.next += 1;
+        let (tag, payload) = self.c.child(self.ctx.buf, i)?;
+        seed.deserialize(NodeDeserializer { payload, tag, depth_left: self.depth_left, ctx: self.ctx }).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.children.size_hint().0)
+        Some(self.c.count - self.next)
     }
 }
 
+/// The entries of an object: keys borrowed from the dictionary.
 struct MapAccess<'a, 'b> {
-    node: Node<'a>,
     c: Geometry,
     next: usize,
-    value: Option<Node<'a>>,
-    depth_left: usize,
+    /// The stored pair of the value whose key was just read.
+    value: Option<(u8, u64)>,
+    depth_left: u32,
     ctx: &'b Ctx<'a>,
 }
 
@@ -296,15 +329,15 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
             return Ok(None);
         }
         self.next += 1;
-        let id = self.c.key(self.node.buf(), i);
+        let id = self.c.key(self.ctx.buf, i);
         let key = self.ctx.key(id, self.c.pos)?;
-        self.value = Some(self.node.child(&self.c, i)?);
+        self.value = Some(self.c.child(self.ctx.buf, i)?);
         seed.deserialize(BorrowedStr(key)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
-        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, ctx: self.ctx })
+        let (tag, payload) = self.value.take().ok_or_else(value_before_key)?;
+        seed.deserialize(NodeDeserializer { payload, tag, depth_left: self.depth_left, ctx: self.ctx })
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -312,12 +345,12 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     }
 }
 
+/// The entries of an intmap: integer keys.
 struct IntMapAccess<'a, 'b> {
-    node: Node<'a>,
     c: Geometry,
     next: usize,
-    value: Option<Node<'a>>,
-    depth_left: usize,
+    value: Option<(u8, u64)>,
+    depth_left: u32,
     ctx: &'b Ctx<'a>,
 }
 
@@ -330,18 +363,23 @@ impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
             return Ok(None);
         }
         self.next += 1;
-        self.value = Some(self.node.child(&self.c, i)?);
-        seed.deserialize(IntKey(self.c.key(self.node.buf(), i) as i64)).map(Some)
+        self.value = Some(self.c.child(self.ctx.buf, i)?);
+        seed.deserialize(IntKey(self.c.key(self.ctx.buf, i) as i64)).map(Some)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let node = self.value.take().ok_or_else(|| Error::new(Category::Custom, "value requested before key"))?;
-        seed.deserialize(NodeDeserializer { node, depth_left: self.depth_left, ctx: self.ctx })
+        let (tag, payload) = self.value.take().ok_or_else(value_before_key)?;
+        seed.deserialize(NodeDeserializer { payload, tag, depth_left: self.depth_left, ctx: self.ctx })
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.c.count - self.next)
     }
+}
+
+#[cold]
+fn value_before_key() -> Error {
+    Error::new(Category::Custom, "value requested before key")
 }
 
 /// An object key, borrowed from the dictionary.
@@ -397,10 +435,10 @@ impl<'de> de::VariantAccess<'de> for NodeDeserializer<'de, '_> {
     type Error = Error;
 
     fn unit_variant(self) -> Result<()> {
-        if self.node.is_null() {
+        if self.tag == tag::NULL {
             Ok(())
         } else {
-            Err(Error::wrong_type("null for a unit variant", self.node.kind()))
+            Err(Error::wrong_type("null for a unit variant", self.node().kind()))
         }
     }
 

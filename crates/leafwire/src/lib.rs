@@ -115,7 +115,7 @@ fn deserialize_document<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Re
     let doc = Document::open(bytes)?;
     let root = doc.root();
     let ctx = de::Ctx::new(&root)?;
-    T::deserialize(de::NodeDeserializer::new(root, &ctx))
+    T::deserialize(de::NodeDeserializer::root(&ctx))
 }
 
 /// Deserializes an owned value from a document in either mode: a packed array's elements

@@ -118,7 +118,8 @@ impl<'a> Node<'a> {
         Node { buf: section, keys, dict, tag, payload, level: 0, start: 0 }
     }
 
-    fn with(&self, tag: u8, payload: u64) -> Node<'a> {
+    /// The node of the stored pair (`tag`, `payload`) in the same document as `self`.
+    pub(crate) fn with(&self, tag: u8, payload: u64) -> Node<'a> {
         Node { tag, payload, level: 0, start: 0, ..*self }
     }
 

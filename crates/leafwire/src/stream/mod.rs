@@ -169,7 +169,7 @@ impl<'a> Frame<'a> {
     /// The message deserialized as `T`; `&str` and `&[u8]` fields borrow from the buffer.
     pub fn deserialize<T: serde::Deserialize<'a>>(&self) -> Result<T> {
         let ctx = crate::de::Ctx::new(&self.root).map_err(|e| e.shifted(self.origin))?;
-        T::deserialize(crate::de::NodeDeserializer::new(self.root, &ctx)).map_err(|e| e.shifted(self.origin))
+        T::deserialize(crate::de::NodeDeserializer::root(&ctx)).map_err(|e| e.shifted(self.origin))
     }
 
     /// The message as compact JSON text (spec §11).
