@@ -104,7 +104,7 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
         Ok((Geometry::parse(self.ctx.buf, self.payload, self.tag)?, depth_left))
     }
 
-    /// Every value but the three kinds of container and strings.
+    /// Every value that `deserialize_any` does not read itself.
     #[inline(never)]
     fn visit_other<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value> {
         let node = self.node();
@@ -191,6 +191,23 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             tag::INTMAP => {
                 let (c, depth_left) = self.enter()?;
                 visitor.visit_map(IntMapAccess { c, next: 0, value: None, depth_left, ctx })
+            }
+            // Inline scalars: one unit of budget each, as `visit_cost` says.
+            tag::INT => {
+                ctx.budget.charge(1, 0)?;
+                visitor.visit_i64(self.payload as i64)
+            }
+            tag::F64 => {
+                ctx.budget.charge(1, 0)?;
+                visitor.visit_f64(f64::from_bits(self.payload))
+            }
+            tag::TRUE | tag::FALSE => {
+                ctx.budget.charge(1, 0)?;
+                visitor.visit_bool(self.tag == tag::TRUE)
+            }
+            tag::NULL => {
+                ctx.budget.charge(1, 0)?;
+                visitor.visit_unit()
             }
             _ => self.visit_other(visitor),
         }
