@@ -10,6 +10,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data;
+use crate::format::typed::TypedHeader;
 use crate::format::{tag, DEFAULT_MAX_DEPTH};
 use crate::read::Node;
 use crate::typed_de::TypedDeserializer;
@@ -104,30 +105,27 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
         Ok((Geometry::parse(self.ctx.buf, self.payload, self.tag)?, depth_left))
     }
 
-    /// Every value that `deserialize_any` does not read itself.
+    /// Every value that `deserialize_any` does not read itself: the rarer scalars, tables
+    /// and packed blocks.
     #[inline(never)]
     fn visit_other<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value> {
         let node = self.node();
-        if node.tag() == tag::PACKED {
+        match self.tag {
             // Only `from_slice_owned` lets a packed document here: its elements are read
             // from their columns (owned strings), with the packed block's own budget.
-            self.nested()?;
-            return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
-        }
-        if node.tag() == tag::PACKED_OBJECT {
-            return de::Deserializer::deserialize_any(self.packed_object()?, visitor);
+            tag::PACKED => {
+                self.nested()?;
+                return crate::packed::de::visit_packed(node.buf(), node.payload(), visitor);
+            }
+            tag::PACKED_OBJECT => return de::Deserializer::deserialize_any(self.packed_object()?, visitor),
+            _ => {}
         }
         self.ctx.budget.charge(node.visit_cost(), node.offset())?;
-        match node.kind() {
-            Kind::Null => visitor.visit_unit(),
-            Kind::Bool => visitor.visit_bool(node.as_bool()?),
-            Kind::Int => visitor.visit_i64(node.as_i64()?),
-            Kind::UInt => visitor.visit_u64(node.as_u64()?),
-            Kind::F64 => visitor.visit_f64(node.as_f64()?),
-            Kind::F32 => visitor.visit_f32(node.as_f32()?),
-            Kind::String => visitor.visit_borrowed_str(node.as_str()?),
-            Kind::Bytes => visitor.visit_borrowed_bytes(node.as_bytes()?),
-            Kind::BigNum => {
+        match self.tag {
+            tag::UINT => visitor.visit_u64(node.as_u64()?),
+            tag::F32 => visitor.visit_f32(node.as_f32()?),
+            tag::BYTES => visitor.visit_borrowed_bytes(node.as_bytes()?),
+            tag::BIGNUM => {
                 let digits = node.as_bignum()?;
                 match (digits.parse::<i128>(), digits.parse::<u128>()) {
                     (Ok(v), _) => visitor.visit_i128(v),
@@ -135,32 +133,35 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
                     _ => visitor.visit_borrowed_str(digits),
                 }
             }
-            Kind::TypedArray => {
-                // A typed array is one block however many axes it has: one level of depth.
-                self.nested()?;
-                visit_typed(node, visitor, false)
-            }
             // A map of columns, each a sequence of cells (spec §15.2).
-            Kind::Table => {
+            tag::TABLE => {
                 self.nested()?;
                 crate::table_de::visit_table(node.table()?, visitor)
             }
-            Kind::Array | Kind::Object | Kind::IntMap => unreachable!("containers are visited by deserialize_any"),
+            // Readers refuse other tags where they meet them (slots, the root); this
+            // keeps the walk total if one got through.
+            t => Err(Error::malformed(node.offset(), format!("tag 0x{t:02x} is not a value's tag"))),
         }
     }
 }
 
-/// Hands a typed array to `visitor` from one parsed header. Kept out of line: the header
-/// is large, and the recursive `deserialize_any` frame of every nested container would
-/// otherwise carry it (deep documents must not exhaust the stack before the depth limit).
-#[inline(never)]
-fn visit_typed<'de, V: Visitor<'de>>(node: Node<'de>, visitor: V, bytes: bool) -> Result<V::Value> {
-    let view = node.typed()?;
-    let typed = TypedDeserializer { buf: view.buf, header: &view.header, level: view.level, start: view.start };
-    if bytes {
-        de::Deserializer::deserialize_bytes(typed, visitor)
-    } else {
-        de::Deserializer::deserialize_any(typed, visitor)
+impl<'a> NodeDeserializer<'a, '_> {
+    /// Hands the typed array at the payload to `visitor` from one parsed header, which
+    /// also gives its cost. Kept out of line: the header is large, and the recursive
+    /// `deserialize_any` frame of every nested container would otherwise carry it (deep
+    /// documents must not exhaust the stack before the depth limit).
+    #[inline(never)]
+    fn visit_typed<V: Visitor<'a>>(self, visitor: V, bytes: bool) -> Result<V::Value> {
+        let header = TypedHeader::parse(self.ctx.buf, self.payload)?;
+        self.ctx.budget.charge(Budget::typed_header_cost(&header), self.payload)?;
+        // A typed array is one block however many axes it has: one level of depth.
+        self.nested()?;
+        let typed = TypedDeserializer { buf: self.ctx.buf, header: &header, level: 0, start: 0 };
+        if bytes {
+            de::Deserializer::deserialize_bytes(typed, visitor)
+        } else {
+            de::Deserializer::deserialize_any(typed, visitor)
+        }
     }
 }
 
@@ -192,6 +193,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
                 let (c, depth_left) = self.enter()?;
                 visitor.visit_map(IntMapAccess { c, next: 0, value: None, depth_left, ctx })
             }
+            tag::TYPED => self.visit_typed(visitor, false),
             // Inline scalars: one unit of budget each, as `visit_cost` says.
             tag::INT => {
                 ctx.budget.charge(1, 0)?;
@@ -227,10 +229,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.tag == tag::TYPED {
-            let node = self.node();
-            self.ctx.budget.charge(node.visit_cost(), node.offset())?;
-            self.nested()?;
-            return visit_typed(node, visitor, true);
+            return self.visit_typed(visitor, true);
         }
         self.deserialize_any(visitor)
     }
