@@ -1,6 +1,7 @@
 //! Profiling aid: serde to_vec of a small and a big workbook-like struct, or of a
 //! GraphQL-response-like struct (strings and nested records, as the bench's `graphql`
-//! model), N times; `graphql-de`, `small-de`, `big-de` deserialize those structs N times.
+//! model), N times; `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
+//! `criteo-de` deserializes the bench's small workbook model (Criteo's, seed 004) N times.
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -19,6 +20,26 @@ fn book(pages: usize, rows: usize, items: usize) -> Book {
             id: (p * 1000 + r) as u64, name: format!("cell {r}"), values: (0..items).map(|i| i as f64 * 0.5).collect(),
             tags: (0..items).map(|i| format!("t{i}")).collect(), attrs: (0..items as i64).map(|i| (i, i as f64)).collect(),
             flag: r % 2 == 0, note: (r % 3 == 0).then(|| "n".into()) }).collect() }).collect(),
+    }
+}
+
+/// The bench's workbook model (bench/src/workbook/model.rs), at its small size.
+#[derive(Serialize, Deserialize)]
+struct Workbook { pages: Vec<WbPage> }
+#[derive(Serialize, Deserialize)]
+struct WbPage { name: String, rows: Vec<WbRow> }
+#[derive(Serialize, Deserialize)]
+struct WbRow { key: String, label: String, value: f64, values: Vec<f64>, weights: BTreeMap<i32, f64>, series: BTreeMap<i32, Vec<f64>> }
+
+fn criteo_small() -> Workbook {
+    let doubles = |n: usize| (0..n).map(|i| (i as f64 - 4.5) * 1234.567).collect::<Vec<f64>>();
+    Workbook {
+        pages: (0..3).map(|p| WbPage { name: format!("page-{p}-abcdef"), rows: (0..5).map(|r| {
+            let n = 1 + (p * 5 + r) % 9;
+            WbRow { key: format!("key{r:09}"), label: format!("label of row {r}"), value: r as f64 * 1e5 + 0.25,
+                values: doubles(n), weights: (0..n as i32).map(|k| (k * 7919, k as f64 / 9.0)).collect(),
+                series: (0..n as i32).map(|k| (k * 31, doubles(1 + k as usize))).collect() }
+        }).collect() }).collect(),
     }
 }
 
@@ -81,6 +102,9 @@ fn main() {
     if mode == "small-de" || mode == "big-de" {
         let bytes = leafwire::to_vec(&if mode == "big-de" { book(20, 500, 20) } else { book(3, 5, 5) }).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<Book>(&bytes).unwrap().pages.len(); }
+    } else if mode == "criteo-de" {
+        let bytes = leafwire::to_vec(&criteo_small()).unwrap();
+        for _ in 0..n { total += leafwire::from_slice::<Workbook>(&bytes).unwrap().pages.len(); }
     } else if mode == "graphql-de" {
         let bytes = leafwire::to_vec(&graphql(100)).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<GraphQl>(&bytes).unwrap().data.orders.len(); }

@@ -10,7 +10,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data;
-use crate::format::typed::TypedHeader;
+use crate::format::typed::{self, TypedHeader};
 use crate::format::{tag, DEFAULT_MAX_DEPTH};
 use crate::read::Node;
 use crate::typed_de::TypedDeserializer;
@@ -152,6 +152,14 @@ impl<'a> NodeDeserializer<'a, '_> {
     /// documents must not exhaust the stack before the depth limit).
     #[inline(never)]
     fn visit_typed<V: Visitor<'a>>(self, visitor: V, bytes: bool) -> Result<V::Value> {
+        let buf = self.ctx.buf;
+        // Most are vectors (one dimension, no mask): read from the block's first bytes.
+        if let Some((element, data_pos, d)) = typed::rank1(buf, self.payload) {
+            let data = &buf[data_pos..data_pos + d * element.size()];
+            self.ctx.budget.charge(Budget::typed_cost(&[d as u64], data.len()), self.payload)?;
+            self.nested()?;
+            return crate::typed_de::visit_vector(data, element, bytes, visitor);
+        }
         let header = TypedHeader::parse(self.ctx.buf, self.payload)?;
         self.ctx.budget.charge(Budget::typed_header_cost(&header), self.payload)?;
         // A typed array is one block however many axes it has: one level of depth.

@@ -44,19 +44,10 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
             return visitor.visit_seq(Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
         }
         let bytes = self.last_axis_bytes().expect("the last axis");
-        // One loop per element type, chosen once: the common unmasked arrays then cost a
-        // fixed-size read and a visit per element.
-        if h.mask_pos.is_none() {
-            use ElementType::*;
-            return match h.element {
-                F64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
-                F32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
-                I64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
-                I32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
-                _ => visitor.visit_seq(Elements { bytes, element: h.element, mask: None, flat: self.start, size: h.element.size() }),
-            };
+        match h.mask_pos {
+            None => visit_vector(bytes, h.element, false, visitor),
+            Some(m) => visitor.visit_seq(Elements { bytes, element: h.element, mask: Some((self.buf, m)), flat: self.start, size: h.element.size() }),
         }
-        visitor.visit_seq(Elements { bytes, element: h.element, mask: h.mask_pos.map(|m| (self.buf, m)), flat: self.start, size: h.element.size() })
     }
 
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -94,6 +85,23 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         unit unit_struct seq map struct enum identifier
+    }
+}
+
+/// Hands the unmasked elements in `bytes` (of type `element`, little-endian) to `visitor`
+/// as a sequence, or, when `as_bytes` and they are `u8`, as borrowed bytes. One loop per
+/// element type, chosen once: the common arrays then cost a fixed-size read and a visit
+/// per element.
+#[inline]
+pub(crate) fn visit_vector<'de, V: Visitor<'de>>(bytes: &'de [u8], element: ElementType, as_bytes: bool, visitor: V) -> Result<V::Value> {
+    use ElementType::*;
+    match element {
+        U8 if as_bytes => visitor.visit_borrowed_bytes(bytes),
+        F64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::F64(f64::from_le_bytes(b)))),
+        F32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::F32(f32::from_le_bytes(b)))),
+        I64 => visitor.visit_seq(Plain::<8, _>::new(bytes, |b| Num::Int(i64::from_le_bytes(b)))),
+        I32 => visitor.visit_seq(Plain::<4, _>::new(bytes, |b| Num::Int(i32::from_le_bytes(b) as i64))),
+        _ => visitor.visit_seq(Elements { bytes, element, mask: None, flat: 0, size: element.size() }),
     }
 }
 
