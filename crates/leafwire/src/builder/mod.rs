@@ -98,6 +98,11 @@ struct Frame {
     run: Run,
 }
 
+impl Frame {
+    /// An array frame with nothing in it: what `open` fills in.
+    const OFF: Frame = Frame { kind: FrameKind::Array, start: 0, node: None, seen: None, max_key: 0, run: Run::Off };
+}
+
 /// A serde sequence's numbers, written straight into `tdata` while they all have one
 /// type: a `Vec<f64>` then costs a byte copy per element instead of an item on the stack
 /// and a second pass at `close` (the bytes are those `exact_run` would write).
@@ -468,7 +473,12 @@ impl Builder {
             }
             _ => (self.stack.len(), None),
         };
-        self.frames.push(Frame { kind, start, node, seen: None, max_key: 0, run: Run::Off });
+        // A constant frame, then its fields: a frame built on the stack and then copied
+        // (as `push(Frame { .. })` compiles) stalls on reading back the stores just made,
+        // which was most of the cost of opening a container.
+        self.frames.push(Frame::OFF);
+        let frame = self.frames.last_mut().expect("just pushed");
+        (frame.kind, frame.start, frame.node) = (kind, start, node);
         Ok(())
     }
 
