@@ -72,8 +72,9 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
         NodeDeserializer { payload: ctx.root.payload(), tag: ctx.root.tag(), depth_left: DEFAULT_MAX_DEPTH as u32, ctx }
     }
 
-    fn child(&self, (tag, payload): (u8, u64), depth_left: u32) -> Self {
-        NodeDeserializer { payload, tag, depth_left, ctx: self.ctx }
+    /// The deserializer of a child whose stored pair is (`tag`, `payload`).
+    fn child(ctx: &'b Ctx<'a>, (tag, payload): (u8, u64), depth_left: u32) -> Self {
+        NodeDeserializer { payload, tag, depth_left, ctx }
     }
 
     /// The value as a `Node`, for the paths that are not a field's hot loop.
@@ -103,6 +104,32 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
         self.ctx.budget.charge(1, self.payload)?;
         let depth_left = self.nested()?;
         Ok((Geometry::parse(self.ctx.buf, self.payload, self.tag)?, depth_left))
+    }
+
+    /// Hands the typed array at the payload to `visitor` from one parsed header, which
+    /// also gives its cost. Kept out of line: the header is large, and the recursive
+    /// `deserialize_any` frame of every nested container would otherwise carry it (deep
+    /// documents must not exhaust the stack before the depth limit).
+    #[inline(never)]
+    fn visit_typed<V: Visitor<'a>>(self, visitor: V, bytes: bool) -> Result<V::Value> {
+        let buf = self.ctx.buf;
+        // Most are vectors (one dimension, no mask): read from the block's first bytes.
+        if let Some((element, data_pos, d)) = typed::rank1(buf, self.payload) {
+            let data = &buf[data_pos..data_pos + d * element.size()];
+            self.ctx.budget.charge(Budget::typed_cost(&[d as u64], data.len()), self.payload)?;
+            self.nested()?;
+            return crate::typed_de::visit_vector(data, element, bytes, visitor);
+        }
+        let header = TypedHeader::parse(buf, self.payload)?;
+        self.ctx.budget.charge(Budget::typed_header_cost(&header), self.payload)?;
+        // A typed array is one block however many axes it has: one level of depth.
+        self.nested()?;
+        let typed = TypedDeserializer { buf, header: &header, level: 0, start: 0 };
+        if bytes {
+            de::Deserializer::deserialize_bytes(typed, visitor)
+        } else {
+            de::Deserializer::deserialize_any(typed, visitor)
+        }
     }
 
     /// Every value that `deserialize_any` does not read itself: the rarer scalars, tables
@@ -141,34 +168,6 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
             // Readers refuse other tags where they meet them (slots, the root); this
             // keeps the walk total if one got through.
             t => Err(Error::malformed(node.offset(), format!("tag 0x{t:02x} is not a value's tag"))),
-        }
-    }
-}
-
-impl<'a> NodeDeserializer<'a, '_> {
-    /// Hands the typed array at the payload to `visitor` from one parsed header, which
-    /// also gives its cost. Kept out of line: the header is large, and the recursive
-    /// `deserialize_any` frame of every nested container would otherwise carry it (deep
-    /// documents must not exhaust the stack before the depth limit).
-    #[inline(never)]
-    fn visit_typed<V: Visitor<'a>>(self, visitor: V, bytes: bool) -> Result<V::Value> {
-        let buf = self.ctx.buf;
-        // Most are vectors (one dimension, no mask): read from the block's first bytes.
-        if let Some((element, data_pos, d)) = typed::rank1(buf, self.payload) {
-            let data = &buf[data_pos..data_pos + d * element.size()];
-            self.ctx.budget.charge(Budget::typed_cost(&[d as u64], data.len()), self.payload)?;
-            self.nested()?;
-            return crate::typed_de::visit_vector(data, element, bytes, visitor);
-        }
-        let header = TypedHeader::parse(self.ctx.buf, self.payload)?;
-        self.ctx.budget.charge(Budget::typed_header_cost(&header), self.payload)?;
-        // A typed array is one block however many axes it has: one level of depth.
-        self.nested()?;
-        let typed = TypedDeserializer { buf: self.ctx.buf, header: &header, level: 0, start: 0 };
-        if bytes {
-            de::Deserializer::deserialize_bytes(typed, visitor)
-        } else {
-            de::Deserializer::deserialize_any(typed, visitor)
         }
     }
 }
@@ -273,7 +272,7 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
                 let (variant, value) = first?;
                 visitor.visit_enum(EnumAccess {
                     variant,
-                    value: self.child((value.tag(), value.payload()), self.nested()?),
+                    value: NodeDeserializer::child(self.ctx, (value.tag(), value.payload()), self.nested()?),
                 })
             }
             kind => Err(Error::wrong_type("an enum (string or one-key object)", kind)),
@@ -325,8 +324,8 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
             return Ok(None);
         }
         self.next += 1;
-        let (tag, payload) = self.c.child(self.ctx.buf, i)?;
-        seed.deserialize(NodeDeserializer { payload, tag, depth_left: self.depth_left, ctx: self.ctx }).map(Some)
+        let stored = self.c.child(self.ctx.buf, i)?;
+        seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -360,8 +359,8 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let (tag, payload) = self.value.take().ok_or_else(value_before_key)?;
-        seed.deserialize(NodeDeserializer { payload, tag, depth_left: self.depth_left, ctx: self.ctx })
+        let stored = self.value.take().ok_or_else(value_before_key)?;
+        seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -392,8 +391,8 @@ impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let (tag, payload) = self.value.take().ok_or_else(value_before_key)?;
-        seed.deserialize(NodeDeserializer { payload, tag, depth_left: self.depth_left, ctx: self.ctx })
+        let stored = self.value.take().ok_or_else(value_before_key)?;
+        seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left))
     }
 
     fn size_hint(&self) -> Option<usize> {
