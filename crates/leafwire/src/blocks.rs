@@ -137,6 +137,12 @@ impl Blocks {
         Ok(())
     }
 
+    /// All the blocks, one after the other, of a store that did not spill.
+    pub fn in_memory(&self) -> &[u8] {
+        assert!(self.file.is_none(), "a spilled store is read block by block");
+        &self.tail
+    }
+
     /// The `len` bytes at `at` (appended before; sealed first if spilled).
     pub fn get(&self, at: u64, len: usize) -> &[u8] {
         let Some(map) = &self.map else {

@@ -140,19 +140,28 @@ pub(crate) struct Builder {
     /// The closed containers and their children, level by level (the direct encoder's
     /// plan, `emit.rs`).
     levels: Levels,
-    /// Where the content of each string, bytes or bignum child is in `blocks` (start,
-    /// length; `Child::value` indexes it).
-    spans: Vec<(u64, u64)>,
-    /// The content length of each block of 4 GiB or more, by block start (items hold
-    /// `u32::MAX` for them).
-    huge: Vec<(u64, u64)>,
+    /// Where the content of each string, bytes or bignum child is in `stores`
+    /// (`Child::value` indexes it).
+    spans: Vec<Span>,
+    /// The content length of each block of 4 GiB or more, by store and block start (items
+    /// hold `u32::MAX` for them).
+    huge: Vec<(usize, u64, u64)>,
     /// The root, once `finish` took it from the stack.
     root: Option<Child>,
     stack: Vec<Item>,
     stack_keys: Vec<u64>,
     frames: Vec<Frame>,
-    /// The data blocks of strings, bytes and bignums.
-    blocks: Blocks,
+    /// The data blocks of strings, bytes and bignums, one store per nesting level of the
+    /// containers holding them (or all in the first, for a builder that spills).
+    stores: Vec<Blocks>,
+    /// Blocks go to the first store whatever their level: the streaming encoders spill the
+    /// blocks to one temporary file.
+    single_store: bool,
+    /// Each level's store holds exactly the blocks of that level's children, in the order of
+    /// the slots, which is the order of the data section (spec §7): the writer then copies a
+    /// level's blocks in one go. A child dropped after its blocks were stored (a repeated
+    /// key with `DuplicateKeys::Last`) leaves a gap and ends this.
+    stores_in_slot_order: bool,
     pub typed: Vec<TypedItem>,
     /// Tables (spec §15), copied in whole: their bodies are written as they are.
     pub tables: Vec<crate::table::Table>,
@@ -186,6 +195,14 @@ struct StaticKey {
     id: u64,
 }
 
+/// Where a data block's content is: its store, its offset there and its length.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    pub store: usize,
+    pub at: u64,
+    pub len: u64,
+}
+
 /// Entries of the direct-mapped cache of static keys: several times the fields of the
 /// struct types one document usually holds, so that few of them collide.
 const STATIC_KEY_SLOTS: usize = 512;
@@ -203,7 +220,10 @@ impl Builder {
             stack: Vec::new(),
             stack_keys: Vec::new(),
             frames: Vec::new(),
-            blocks: Blocks::default(),
+            // The root's level, which has no container to open it.
+            stores: vec![Blocks::default()],
+            single_store: false,
+            stores_in_slot_order: true,
             typed: Vec::new(),
             tables: Vec::new(),
             tdata: Vec::new(),
@@ -279,7 +299,7 @@ impl Builder {
             }
             self.check_key(key)?;
             if self.frames.last().is_some_and(|f| f.node.is_some()) {
-                let (child, need) = self.child_slot(item);
+                let (child, need) = self.child_slot(item, self.store_here());
                 return self.push_direct(key, child, need);
             }
         }
@@ -350,6 +370,10 @@ impl Builder {
                 let at = frame.start + self.stack_keys[frame.start..].iter().position(|&k| k == key).unwrap();
                 self.stack.remove(at);
                 self.stack_keys.remove(at);
+                // Its blocks, and those of its descendants, stay in the stores. (A replaced
+                // container's record also stays in the plan, unreferenced: the document
+                // reads right but is not canonical. Known, not yet mended.)
+                self.stores_in_slot_order = false;
                 Ok(())
             }
         }
@@ -421,9 +445,10 @@ impl Builder {
     /// plan: its block is stored and its slot recorded, with no item in between.
     #[inline(always)]
     fn push_block_direct(&mut self, key: u64, t: u8, content: &[u8]) -> Result<()> {
-        let start = self.blocks.append_block(content)?;
+        let store = self.store_here();
+        let start = self.store_mut(store).append_block(content)?;
         let prefix = varint_len(content.len() as u64) as u64;
-        let child = self.content_slot(t, start + prefix, content.len() as u64);
+        let child = self.content_slot(t, Span { store, at: start + prefix, len: content.len() as u64 });
         self.push_direct(key, child, POINTER)
     }
 
@@ -435,16 +460,44 @@ impl Builder {
     /// Spills the data blocks of strings, bytes and bignums to a temporary file once
     /// they pass `bytes` (for encoders that stream their output: see `blocks.rs`).
     pub fn spill_blocks_over(&mut self, bytes: usize) {
-        self.blocks.spill_over(bytes);
+        self.single_store = true;
+        self.stores_in_slot_order = false;
+        self.store_mut(0).spill_over(bytes);
+    }
+
+    /// The store of a block pushed now: that of the innermost open container's level
+    /// (a child is pushed while its container is innermost, and joins that level's
+    /// children whether it goes straight into the plan or waits on the stack).
+    #[inline(always)]
+    fn store_here(&self) -> usize {
+        self.store_of(self.frames.len().saturating_sub(1))
+    }
+
+    /// The store of the blocks of children of containers at nesting level `depth`.
+    #[inline(always)]
+    pub(super) fn store_of(&self, depth: usize) -> usize {
+        if self.single_store {
+            0
+        } else {
+            depth
+        }
+    }
+
+    /// A store, which `open` made when it opened a container at its level.
+    #[inline(always)]
+    fn store_mut(&mut self, store: usize) -> &mut Blocks {
+        &mut self.stores[store]
     }
 
     /// Stores `bytes` as the data block of a string, bytes or bignum (spec §5.1: a varint
-    /// length, then the bytes); returns where it starts and its length, as items hold it.
+    /// length, then the bytes); returns where it starts in its store and its length, as
+    /// items hold it.
     fn add_block(&mut self, bytes: &[u8]) -> Result<(u64, u32)> {
-        let start = self.blocks.append_block(bytes)?;
+        let store = self.store_here();
+        let start = self.store_mut(store).append_block(bytes)?;
         let len = u32::try_from(varint_len(bytes.len() as u64) + bytes.len()).unwrap_or(u32::MAX);
         if len == u32::MAX {
-            self.huge.push((start, bytes.len() as u64));
+            self.huge.push((store, start, bytes.len() as u64));
         }
         Ok((start, len))
     }
@@ -465,6 +518,9 @@ impl Builder {
             self.leave_empty_run();
         }
         let depth = self.frames.len();
+        if depth >= self.stores.len() && !self.single_store {
+            self.stores.resize_with(depth + 1, Blocks::default);
+        }
         let (start, node) = match kind {
             FrameKind::Object | FrameKind::IntMap if self.duplicate_keys == DuplicateKeys::Error => {
                 self.levels.reach(depth);
@@ -675,14 +731,16 @@ impl Builder {
             return Err(Error::new(Category::Custom, "unbalanced builder: expected exactly one root value"));
         }
         let root = self.stack.pop().unwrap();
-        self.root = Some(self.child_slot(root).0);
+        self.root = Some(self.child_slot(root, self.store_of(0)).0);
         // The stack held the children of the widest container at once: give that memory
         // back before the layout needs its own (a small stack is kept for the next use).
         if self.stack.capacity() > KEEP_STACK {
             self.stack = Vec::new();
             self.stack_keys = Vec::new();
         }
-        self.blocks.seal()?;
+        for store in &mut self.stores {
+            store.seal()?;
+        }
         Ok(self)
     }
 

@@ -34,7 +34,7 @@ impl Builder {
     /// Empties the builder and keeps it as this thread's spare, unless it is large or
     /// spilled to a file.
     pub(super) fn recycle(mut self) {
-        if self.blocks.is_spilled() || self.heap_size() > SPARE_LIMIT {
+        if self.stores.iter().any(Blocks::is_spilled) || self.heap_size() > SPARE_LIMIT {
             return;
         }
         self.levels.clear();
@@ -44,7 +44,10 @@ impl Builder {
         self.stack.clear();
         self.stack_keys.clear();
         self.frames.clear();
-        self.blocks = Blocks::recycle(std::mem::take(&mut self.blocks));
+        for store in &mut self.stores {
+            *store = Blocks::recycle(std::mem::take(store));
+        }
+        (self.single_store, self.stores_in_slot_order) = (false, true);
         self.typed.clear();
         self.tables.clear();
         self.tdata.clear();
@@ -69,9 +72,9 @@ impl Builder {
 
     fn heap_size(&self) -> usize {
         self.levels.heap_size()
-            + self.spans.capacity() * 16
+            + self.spans.capacity() * size_of::<super::Span>()
             + self.stack.capacity() * (size_of::<super::Item>() + 8)
-            + self.blocks.heap_size()
+            + self.stores.iter().map(Blocks::heap_size).sum::<usize>()
             + self.tdata.capacity()
             + self.tmask.capacity()
             + self.typed.capacity() * size_of::<super::TypedItem>()

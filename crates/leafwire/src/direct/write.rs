@@ -39,6 +39,20 @@ pub trait Source {
     fn table(&self, _child: &Child) -> &[u8] {
         unreachable!("this source has no tables")
     }
+
+    /// The length of a string, bytes or bignum child's block: its length varint and content.
+    fn block_len(&self, child: &Child) -> usize {
+        let len = self.content(child).len();
+        c::varint_len(len as u64) + len
+    }
+
+    /// The blocks of the string, bytes and bignum children of nesting level `level` (those
+    /// of `Levels::kids[level]`), one after the other in the children's order, if the
+    /// source holds them so: the writer then copies them as one run (or a few, around the
+    /// level's typed and table blocks) instead of one block at a time.
+    fn level_blocks(&self, _level: usize) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// A typed array as the writer needs it.
@@ -119,29 +133,46 @@ pub fn write_section_into(levels: &Levels, keys: Keys<'_>, layout: &Layout, sour
     let root = root_payload(levels, layout, source, &mut data);
     let writer = Writer { keys, layout, source };
     for d in 0..levels.depth {
-        let (level, kids) = (&levels.levels[d], &levels.kids[d]);
-        let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
-        let mut first = 0;
-        let mut prefetched = 0;
-        for node in level {
-            prefetch_blocks(kids, &mut prefetched, first + node.len as usize, source);
-            let shape = node.shape(layout.pointer_width);
-            if node.len == 0 {
-                // Layout byte 0 (slot width 1, key width 1 or none, no index) and count 0:
-                // the zeros already there.
-                debug_assert_eq!(shape.layout_byte(), 0);
-                continue;
+        match source.level_blocks(d) {
+            Some(run) => {
+                let mut level_data = LevelData { data: &mut data, run, taken: 0, copied: 0 };
+                write_level(&writer, levels, d, base, structure, &mut level_data, false);
+                level_data.finish();
             }
-            let children = &kids[first..first + node.len as usize];
-            first += node.len as usize;
-            let g = shape.geometry(node.offset - base);
-            shape.write_header(structure, g.pos);
-            writer.fill(structure, &g, &mut data, node, children, next);
+            None => write_level(&writer, levels, d, base, structure, &mut data, true),
         }
     }
     assert_eq!(data.at, data.buf.len(), "the data blocks fill the data section as planned");
     out[base..layout.front].copy_from_slice(&kept[..layout.front - base]);
     root
+}
+
+/// Writes the containers of nesting level `d` into `structure` (which starts at document
+/// offset `base`), placing their data blocks in `data`; `prefetch`: ask for each string's
+/// first line ahead of its copy (blocks scattered over the source's memory).
+#[inline(always)]
+fn write_level<S: Source>(writer: &Writer<'_, S>, levels: &Levels, d: usize, base: usize, structure: &mut [u8], data: &mut impl Blocks, prefetch: bool) {
+    let (level, kids) = (&levels.levels[d], &levels.kids[d]);
+    let next: &[Node] = if d + 1 < levels.depth { &levels.levels[d + 1] } else { &[] };
+    let mut first = 0;
+    let mut prefetched = 0;
+    for node in level {
+        if prefetch {
+            prefetch_blocks(kids, &mut prefetched, first + node.len as usize, writer.source);
+        }
+        let shape = node.shape(writer.layout.pointer_width);
+        if node.len == 0 {
+            // Layout byte 0 (slot width 1, key width 1 or none, no index) and count 0:
+            // the zeros already there.
+            debug_assert_eq!(shape.layout_byte(), 0);
+            continue;
+        }
+        let children = &kids[first..first + node.len as usize];
+        first += node.len as usize;
+        let g = shape.geometry(node.offset - base);
+        shape.write_header(structure, g.pos);
+        writer.fill(structure, &g, data, node, children, next);
+    }
 }
 
 /// Writes the document `layout` places into `writer`, gathering about `buffer` bytes per
@@ -278,6 +309,53 @@ impl Blocks for DataWriter<'_> {
             Ok(()) => at,
             Err(_) => unreachable!("writing to memory does not fail"),
         }
+    }
+}
+
+/// The data section in memory while one level's slots are filled, from a source that holds
+/// the level's string-like blocks as one run in slot order (`Source::level_blocks`): such a
+/// block is only counted as its slot meets it, and the run is copied in whole pieces, cut
+/// only where a typed or table block goes between.
+struct LevelData<'d, 'b, 'r> {
+    data: &'d mut DataWriter<'b>,
+    run: &'r [u8],
+    /// Bytes of `run` placed so far, and of those, copied.
+    taken: usize,
+    copied: usize,
+}
+
+impl LevelData<'_, '_, '_> {
+    /// Copies the blocks placed since the last copy: they end at the data writer's position.
+    #[inline]
+    fn copy_placed(&mut self) {
+        let pending = &self.run[self.copied..self.taken];
+        let at = self.data.at - pending.len();
+        let out = &mut self.data.buf[at..self.data.at];
+        // SAFETY: `out` is exactly `pending.len()` elements (the slicing checked it);
+        // `MaybeUninit<u8>` has the layout of `u8`; the run is not in the output.
+        unsafe { std::ptr::copy_nonoverlapping(pending.as_ptr(), out.as_mut_ptr().cast::<u8>(), pending.len()) };
+        self.copied = self.taken;
+    }
+
+    /// Copies what is left; the level's slots must have met every block of the run.
+    fn finish(mut self) {
+        self.copy_placed();
+        assert_eq!(self.taken, self.run.len(), "the level's slots meet all its blocks");
+    }
+}
+
+impl Blocks for LevelData<'_, '_, '_> {
+    #[inline(always)]
+    fn block(&mut self, child: &Child, source: &impl Source) -> usize {
+        if child.tag == tag::TYPED || child.tag == tag::TABLE {
+            self.copy_placed();
+            return self.data.block(child, source);
+        }
+        let (at, len) = (self.data.at, source.block_len(child));
+        assert!(self.taken + len <= self.run.len(), "a level's blocks are in its run");
+        self.data.at += len;
+        self.taken += len;
+        at
     }
 }
 
