@@ -343,15 +343,18 @@ impl Builder {
         let duplicate = match &mut frame.seen {
             Some(seen) => !seen.insert(key),
             None => {
-                // Fewer than LINEAR_DUPLICATE_SCAN keys: the set is made past that.
-                let keys: SmallVec<[u64; LINEAR_DUPLICATE_SCAN]> = match frame.node {
-                    Some(_) => self.levels.kids[depth][frame.start..].iter().map(|ch| ch.key).collect(),
-                    None => self.stack_keys[frame.start..].iter().copied().collect(),
+                // Fewer than LINEAR_DUPLICATE_SCAN keys are scanned (a struct's fields met in
+                // another order than their ids'); the set is made past that.
+                let (kids, keys) = match frame.node {
+                    Some(_) => (&self.levels.kids[depth][frame.start..], &[][..]),
+                    None => (&[][..], &self.stack_keys[frame.start..]),
                 };
-                if keys.len() >= LINEAR_DUPLICATE_SCAN {
-                    frame.seen = Some(Box::new(keys.iter().copied().chain([key]).collect()));
+                let repeated = kids.iter().any(|ch| ch.key == key) || keys.contains(&key);
+                if kids.len() + keys.len() >= LINEAR_DUPLICATE_SCAN {
+                    let all = kids.iter().map(|ch| ch.key).chain(keys.iter().copied()).chain([key]);
+                    frame.seen = Some(Box::new(all.collect()));
                 }
-                keys.contains(&key)
+                repeated
             }
         };
         if !duplicate {
