@@ -6,12 +6,13 @@
 //! met), and charges the document's `Budget` per block so that a crafted document whose
 //! containers share children cannot make decoding exponential.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
 use crate::format::data::utf8;
+use crate::format::dictionary::DistinctTexts;
 use crate::format::typed::TypedHeader;
 use crate::format::{is_bignum_text, tag, DEFAULT_MAX_DEPTH};
 use crate::read::{Node, TypedRef};
@@ -48,7 +49,7 @@ impl<'a> Node<'a> {
             budget.charge(self.visit_cost(), self.offset())?;
             return Ok(T::typed(typed));
         }
-        let mut walk = Walk { node: *self, texts: Vec::new(), ids: FxHashMap::default(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
+        let mut walk = Walk { node: *self, texts: Vec::new(), distinct: DistinctTexts::default(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         walk.value(self.tag(), self.payload(), max_depth)
     }
 }
@@ -93,9 +94,8 @@ struct Walk<'a, 'b> {
     node: Node<'a>,
     /// Key texts by id, resolved (and checked for UTF-8) the first time each is met.
     texts: Vec<Option<&'a str>>,
-    /// The id of each text resolved so far: distinct ids in an object must mean distinct
-    /// texts, which a dictionary that holds a text twice would break (spec §6).
-    ids: FxHashMap<&'a str, u64>,
+    /// The texts resolved so far: distinct ids in an object must mean distinct texts.
+    distinct: DistinctTexts<'a>,
     /// For `check_distinct_keys`: the serial of the object that last used each key id
     /// (ids of 256 and more), and the last serial given out.
     stamps: Vec<u64>,
@@ -260,10 +260,7 @@ impl<'a> Walk<'a, '_> {
     #[cold]
     fn resolve_key(&mut self, id: u64) -> Result<&'a str> {
         let text = self.node.key_str(id)?;
-        if let Some(other) = self.ids.insert(text, id) {
-            let at = self.node.dictionary_pos() as u64;
-            return Err(Error::malformed(at, format!("the dictionary holds key \"{text}\" twice (ids {other} and {id})")));
-        }
+        self.distinct.claim(text, id, self.node.dictionary_pos() as u64)?;
         self.texts[id as usize] = Some(text);
         Ok(text)
     }

@@ -181,6 +181,28 @@ fn bad_offsets(at: usize, id: u64, start: usize, end: usize) -> Error {
     Error::malformed(at as u64, format!("key {id} has offsets {start}..{end} outside the key bytes"))
 }
 
+/// The key texts a reader has resolved so far, by text: a dictionary may hold one text
+/// under two ids (spec §6; decoders do not check it up front), which an object using both
+/// would turn into a repeated key. Readers that build maps or write JSON resolve each id
+/// once and claim its text here, so such a document is refused, not read as `{"a":1,"a":2}`.
+#[derive(Default)]
+pub(crate) struct DistinctTexts<'a> {
+    ids: rustc_hash::FxHashMap<&'a str, u64>,
+}
+
+impl<'a> DistinctTexts<'a> {
+    /// Claims `text` for key `id`: an error if another id has it (`dictionary_pos`: where
+    /// the error points).
+    pub fn claim(&mut self, text: &'a str, id: u64, dictionary_pos: u64) -> Result<()> {
+        match self.ids.insert(text, id) {
+            Some(other) if other != id => {
+                Err(Error::malformed(dictionary_pos, format!("the dictionary holds key \"{text}\" twice (ids {other} and {id})")))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Equality of byte strings, short ones (most keys) in at most two overlapping loads a
 /// side and no library call.
 #[inline(always)]

@@ -9,6 +9,7 @@ use std::io::Write;
 use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
 use crate::format::container::Geometry;
+use crate::format::dictionary::DistinctTexts;
 use crate::format::typed::TypedHeader;
 use crate::format::{is_bignum_text, tag, ElementType};
 use crate::node_serde::Owned;
@@ -104,6 +105,8 @@ struct JsonWriter<'a, 'b, W: Write> {
     /// first time each is met: `quoted[spans[id]]` (an empty span: not made yet).
     spans: Vec<(usize, usize)>,
     quoted: Vec<u8>,
+    /// The texts of the keys met so far, which must differ.
+    distinct: DistinctTexts<'a>,
     budget: &'b Budget,
     limit: usize,
     out: Vec<u8>,
@@ -114,7 +117,7 @@ struct JsonWriter<'a, 'b, W: Write> {
 
 impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
     fn new(node: &Node<'a>, budget: &'b Budget, limit: usize, out: Vec<u8>, flush_at: usize, sink: W) -> Self {
-        JsonWriter { node: *node, spans: Vec::new(), quoted: Vec::new(), budget, limit, out, flush_at, sink }
+        JsonWriter { node: *node, spans: Vec::new(), quoted: Vec::new(), distinct: DistinctTexts::default(), budget, limit, out, flush_at, sink }
     }
 
     fn buf(&self) -> &'a [u8] {
@@ -292,6 +295,7 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
     #[cold]
     fn new_key(&mut self, id: u64) -> Result<()> {
         let text = self.node.key_str(id)?;
+        self.distinct.claim(text, id, self.node.dictionary_pos() as u64)?;
         if self.spans.is_empty() {
             let keys = self.node.key_count() as usize;
             self.spans = vec![(0, 0); keys];

@@ -220,10 +220,17 @@ impl<'a> Node<'a> {
         Ok(self.len()? == 0)
     }
 
-    /// Every key of the document's dictionary, checked for UTF-8 once (for writers that
-    /// visit many objects).
+    /// Every key of the document's dictionary, checked once for UTF-8 and for a text held
+    /// under two ids (for writers that visit many objects).
     pub(crate) fn dictionary_keys(&self) -> Result<Vec<&'a str>> {
-        (0..self.dict.count() as u64).map(|id| self.dict.key_str(self.keys, id)).collect()
+        let mut distinct = crate::format::dictionary::DistinctTexts::default();
+        (0..self.dict.count() as u64)
+            .map(|id| {
+                let text = self.dict.key_str(self.keys, id)?;
+                distinct.claim(text, id, self.dictionary_pos() as u64)?;
+                Ok(text)
+            })
+            .collect()
     }
 
     /// Child `i` (< count) of the container `c`, which is this node's.
