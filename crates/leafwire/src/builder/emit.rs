@@ -252,9 +252,10 @@ mod tests {
     }
 
     #[test]
-    fn level_runs_are_cut_around_typed_and_table_blocks() {
-        // Strings before, between and after typed arrays at several levels, bytes and
-        // bignums among them, a string-only level, and empty levels in between.
+    fn level_runs_are_cut_around_typed_blocks() {
+        // Strings before, between and after typed arrays at several levels, a bignum among
+        // them, and levels that hold only strings or only containers. (Table blocks cut the
+        // run by the same test as typed ones.)
         let json = r#"{"a": "x", "t": [1, 2, 3], "b": "yy", "n": {"s": ["p", [1.5, 2.5], "q", 123456789012345678901234567890]},
             "deep": [[[["z"]]]], "f": [0.5, 1], "end": "last one, long enough to take more than a few bytes of the run"}"#;
         let b = built(json);

@@ -353,6 +353,7 @@ impl Blocks for LevelData<'_, '_, '_> {
         }
         let (at, len) = (self.data.at, source.block_len(child));
         assert!(self.taken + len <= self.run.len(), "a level's blocks are in its run");
+        debug_assert!(self.run[self.taken..self.taken + len].ends_with(source.content(child)), "the run is in slot order");
         self.data.at += len;
         self.taken += len;
         at
