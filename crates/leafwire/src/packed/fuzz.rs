@@ -54,7 +54,7 @@ pub(crate) fn page(data: &[u8]) {
             let text = String::from_utf8_lossy(rest);
             let v: Vec<String> = text.split(',').map(str::to_owned).collect();
             let mut out = Vec::new();
-            select::write_strings(&v, 0, true, &mut out).unwrap();
+            select::write_strings(&v, 0, true, true, &mut out).unwrap();
             (out, v.len(), PageValues::Strings(v))
         }
     };

@@ -413,7 +413,7 @@ fn encode_page(values: &Values, r: Range<usize>, options: &PackOptions, strings:
         Values::Strings(v) if strings == StringPages::Plain => {
             super::string::encode_strings(&v[r], &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut page)?
         }
-        Values::Strings(v) => select::write_strings(&v[r], 0, true, &mut page)?,
+        Values::Strings(v) => select::write_strings(&v[r], 0, true, true, &mut page)?,
         // A residual page is one document whose root is the array of its values (§13.3).
         Values::Residual(v) => return crate::encode_with(&Value::Array(v[r].to_vec()), RESIDUAL_PAGE_DEPTH),
     }

@@ -312,11 +312,17 @@ pub(crate) fn write_floats(values: &[f64], lossy_step: Option<i8>, out: &mut Vec
 }
 
 /// Writes `values` as one string stream chosen by the selector; `allow_dict` is false for
-/// a dictionary's own values.
+/// a dictionary's own values, `allow_symbols` false where a trial estimates a dictionary.
+///
+/// The symbol table is tried only where a dictionary is not: a dictionary's values can
+/// take the table themselves, and each repeat then costs a code of at most ⌈log2 d⌉ bits
+/// where the table spends a byte or more, so the dictionary is the smaller whenever it
+/// qualifies (it was on every such page of the corpus), and one table is trained, not two.
 pub(crate) fn write_strings<S: AsRef<str>>(
     values: &[S],
     depth: u32,
     allow_dict: bool,
+    allow_symbols: bool,
     out: &mut Vec<u8>,
 ) -> Result<()> {
     let n = values.len();
@@ -332,15 +338,19 @@ pub(crate) fn write_strings<S: AsRef<str>>(
     if hex_flags(values).is_some() {
         cands.push(StrCodec::Hex(IntCodec::Auto));
     }
-    if depth < MAX_NESTING - 1 {
-        cands.push(StrCodec::Symbols(IntCodec::Auto));
-    }
-    if allow_dict && depth < MAX_NESTING - 1 && distinct_strings_at_most(values, n / 2) {
-        cands.push(StrCodec::Dict(Box::new(StrCodec::Auto), IntCodec::Auto));
-    }
     let refs: Vec<&str> = values.iter().map(AsRef::as_ref).collect();
     let s = sample(&refs);
     let whole = s.len() == n;
+    let dict = allow_dict && depth < MAX_NESTING - 1 && distinct_strings_at_most(values, n / 2);
+    if allow_symbols && depth < MAX_NESTING - 1 && !dict {
+        cands.push(StrCodec::Symbols(IntCodec::Auto));
+    }
+    if dict {
+        // On a sample, the dictionary's values are sized without a symbol table: the
+        // page's dictionary is chosen for real (table and all) if the dictionary wins.
+        let values_codec = if whole { StrCodec::Auto } else { StrCodec::AutoUntrained };
+        cands.push(StrCodec::Dict(Box::new(values_codec), IntCodec::Auto));
+    }
     // On the whole page, plain on the sample is `best`.
     let s_plain = if whole {
         best.len()
@@ -355,7 +365,10 @@ pub(crate) fn write_strings<S: AsRef<str>>(
             }
         }
     }
-    if let Some((_, c, kept)) = winner {
+    if let Some((_, mut c, kept)) = winner {
+        if let StrCodec::Dict(values_codec, _) = &mut c {
+            **values_codec = StrCodec::Auto;
+        }
         let buf = whole_page(kept, |b| encode_strings_at(values, &c, depth, b))?;
         if buf.len() < best.len() {
             best = buf;

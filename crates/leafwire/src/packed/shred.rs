@@ -553,7 +553,13 @@ impl Walker<'_, '_> {
     }
 
     fn object(&mut self, node: usize, map: &Map) -> Option<()> {
-        let ids: Vec<u32> = map.keys().map(|k| self.s.keys.insert_full(k.clone()).0 as u32).collect();
+        // A key met before is found without a copy of it (every object of a column has the
+        // same keys: copies would be made and dropped once per object field).
+        let keys = &mut self.s.keys;
+        let ids: Vec<u32> = map
+            .keys()
+            .map(|k| keys.get_index_of(k.as_str()).unwrap_or_else(|| keys.insert_full(k.clone()).0) as u32)
+            .collect();
         let keyed = self.decided(node).keyed;
         let n = &mut self.s.nodes[node];
         n.objects += 1;
@@ -566,7 +572,10 @@ impl Walker<'_, '_> {
             }
             return Some(());
         }
-        let (shape, _) = n.shapes.insert_full(ids.clone());
+        let shape = match n.shapes.get_index_of(&ids) {
+            Some(shape) => shape,
+            None => n.shapes.insert_full(ids.clone()).0,
+        };
         n.shape.push(shape as u32);
         for (&id, v) in ids.iter().zip(map.values()) {
             self.descend(node, Role::Field(id), v)?;

@@ -129,7 +129,7 @@ fn size_sanity_on_bench_data() {
             continue;
         }
         let mut out = Vec::new();
-        select::write_strings(&col, 0, true, &mut out).unwrap();
+        select::write_strings(&col, 0, true, true, &mut out).unwrap();
         assert_eq!(decode_strings(&out, 0, col.len(), &Limits::default()).unwrap().0, col);
         let raw: usize = col.iter().map(|s| s.len()).sum();
         total += out.len();

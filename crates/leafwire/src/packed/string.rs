@@ -12,6 +12,10 @@ use crate::format::numbers::write_varint;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum StrCodec {
     Auto,
+    /// The selector's choice without the symbol table: how a dictionary's values are
+    /// sized in a trial on a sample, as the page's own dictionary is chosen (and its
+    /// table trained) again when the page is written.
+    AutoUntrained,
     /// Nested: the byte lengths.
     Plain(IntCodec),
     /// Nested: the distinct values in first-occurrence order (not dictionary), the codes.
@@ -96,7 +100,8 @@ pub(crate) fn encode_strings_at<S: AsRef<str>>(
         return Err(not_representable("string cascade nested deeper than 3"));
     }
     match codec {
-        StrCodec::Auto => return select::write_strings(values, depth, true, out),
+        StrCodec::Auto => return select::write_strings(values, depth, true, true, out),
+        StrCodec::AutoUntrained => return select::write_strings(values, depth, true, false, out),
         StrCodec::Plain(lengths) => {
             out.push(STR_PLAIN);
             let lens: Vec<i64> = values.iter().map(|v| v.as_ref().len() as i64).collect();
@@ -112,11 +117,11 @@ pub(crate) fn encode_strings_at<S: AsRef<str>>(
             let (dict, codes) = dictionary(values);
             out.push(STR_DICT);
             write_varint(out, dict.len() as u64);
-            if matches!(**dict_codec, StrCodec::Auto) {
+            if let StrCodec::Auto | StrCodec::AutoUntrained = **dict_codec {
                 if depth + 1 > MAX_NESTING {
                     return Err(not_representable("string cascade nested deeper than 3"));
                 }
-                select::write_strings(&dict, depth + 1, false, out)?;
+                select::write_strings(&dict, depth + 1, false, **dict_codec == StrCodec::Auto, out)?;
             } else {
                 encode_strings_at(&dict, dict_codec, depth + 1, out)?;
             }

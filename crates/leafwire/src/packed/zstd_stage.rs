@@ -198,7 +198,7 @@ mod tests {
             .map(|i| format!("https://api.github.com/repos/owner{}/project{}/issues/{i}", i % 7, i % 5))
             .collect();
         let mut selected = Vec::new();
-        super::super::select::write_strings(&values, 0, true, &mut selected).unwrap();
+        super::super::select::write_strings(&values, 0, true, true, &mut selected).unwrap();
         let mut plain = Vec::new();
         super::super::string::encode_strings(
             &values,
