@@ -154,3 +154,73 @@ fn indexes_into_flat_typed_arrays_read_every_element_type() {
         }
     }
 }
+
+/// Two indices into a two-dimensional typed array are read inline (`rank2`); each must
+/// name what the array's own decode gives and what the general walk (one row at a time)
+/// names, for dimensions of one and two varint bytes, and refuse what it refuses. Shapes
+/// the inline reader leaves alone (a zero dimension, a three-byte dimension) still work.
+#[test]
+fn indexes_into_two_dimensional_typed_arrays_agree_with_the_general_walk() {
+    use leafwire::{Category, TypedArray, TypedData, Value};
+    let cases: Vec<(&str, TypedData, Vec<usize>)> = vec![
+        ("one", TypedData::F64(vec![2.5]), vec![1, 1]),
+        ("points", TypedData::F64((0..6).map(|x| x as f64 / 4.0).collect()), vec![3, 2]),
+        ("bytes", TypedData::I8((0..600).map(|x| (x % 256) as i8).collect()), vec![200, 3]),
+        ("wide", TypedData::U16((0..260).map(|x| x * 251).collect()), vec![2, 130]),
+        ("flags", TypedData::Bool((0..8).map(|x| x % 3 == 0).collect()), vec![4, 2]),
+        ("big", TypedData::U64((0..4).map(|x| u64::MAX - x).collect()), vec![2, 2]),
+        ("tall", TypedData::I32((0..20_000).collect()), vec![20_000, 1]),
+        ("no rows", TypedData::F64(vec![]), vec![0, 3]),
+        ("no columns", TypedData::F64(vec![]), vec![3, 0]),
+    ];
+    let mut object = leafwire::Map::default();
+    for (name, data, shape) in &cases {
+        object.insert(name.to_string(), Value::Typed(TypedArray::with_shape(data.clone(), shape.clone()).unwrap()));
+    }
+    let bytes = leafwire::encode(&Value::Object(object)).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    for (name, _, shape) in &cases {
+        let Value::Typed(typed) = doc.pointer(&format!("/{name}")).unwrap().to_value().unwrap() else {
+            panic!("{name}: not a typed array")
+        };
+        let nested = typed.to_nested();
+        let (rows, columns) = (shape[0], shape[1]);
+        for i in (0..rows).filter(|&i| i < 40 || i % 997 == 0 || i == rows - 1) {
+            let row = doc.pointer(&format!("/{name}/{i}")).unwrap();
+            for j in 0..columns {
+                let path = format!("/{name}/{i}/{j}");
+                let one = doc.pointer(&path).unwrap().to_value().unwrap();
+                let Value::Array(expected_row) = &nested else { panic!("{name}: not nested") };
+                let Value::Array(expected) = &expected_row[i] else { panic!("{name}: row {i} not an array") };
+                assert_eq!(one, expected[j], "{path}");
+                assert_eq!(one, row.pointer(&format!("/{j}")).unwrap().to_value().unwrap(), "{path} by row");
+                assert_eq!(one, doc.resolve(&path.parse().unwrap()).unwrap().to_value().unwrap(), "{path} prepared");
+            }
+            let e = doc.pointer(&format!("/{name}/{i}/{columns}")).unwrap_err();
+            assert_eq!(e.category(), Category::NotFound, "{e}");
+            assert!(e.to_string().contains("out of range"), "{e}");
+        }
+        for bad in [format!("/{name}/{rows}/0"), format!("/{name}/x/0"), format!("/{name}/0/x"), format!("/{name}/0/0/0"),
+            format!("/{name}/00/0"), format!("/{name}/0/01")] {
+            let by_text = doc.pointer(&bad).unwrap_err();
+            let by_prepared = doc.resolve(&bad.parse().unwrap()).unwrap_err();
+            assert_eq!(by_text.category(), Category::NotFound, "{bad}: {by_text}");
+            assert_eq!(by_text.to_string(), by_prepared.to_string(), "{bad}");
+        }
+    }
+    // Rows mixing integers and floats are an f64 block with an integer mask (mesh.json's
+    // influences): each element comes back as the kind JSON had.
+    let text = br#"{"m": [[1.0, 0], [2, 3.5], [-7, 8], [0.25, 9], [10, 11]]}"#;
+    let bytes = leafwire::json::from_json(text).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(text).unwrap();
+    assert!(doc.pointer("/m").unwrap().kind() == leafwire::Kind::TypedArray, "a typed block");
+    for i in 0..5 {
+        for j in 0..2 {
+            let path = format!("/m/{i}/{j}");
+            let one = serde_json::to_value(doc.pointer(&path).unwrap()).unwrap();
+            assert_eq!(&one, json.pointer(&path).unwrap(), "{path}");
+            assert_eq!(one.is_i64(), json.pointer(&path).unwrap().is_i64(), "{path}");
+        }
+    }
+}

@@ -49,14 +49,68 @@ pub fn rank1_of(buf: &[u8], offset: u64, element: ElementType) -> Option<(usize,
     if buf[pos] != element as u8 || buf[pos + 1] != 1 {
         return None;
     }
-    let (d, q) = match (buf[pos + 2], buf[pos + 3]) {
-        (a, _) if a < 0x80 => (a as usize, pos + 3),
-        (a, b) if b < 0x80 => ((a & 0x7F) as usize | (b as usize) << 7, pos + 4),
+    let (d, q) = short_dimension(buf[pos + 2], buf[pos + 3], pos + 2)?;
+    inline_data(buf, q, element, d, 0)
+}
+
+/// The common two-dimensional block (rows of a few numbers: points, vectors, colours),
+/// read inline as [`rank1`] reads a one-dimensional one.
+#[derive(Debug, Clone, Copy)]
+pub struct Rank2 {
+    pub element: ElementType,
+    pub data_pos: usize,
+    pub rows: usize,
+    pub columns: usize,
+    /// Where the integer mask lies, for an f64 block that has one (JSON arrays mixing
+    /// integers and floats: spec §5.2).
+    pub mask_pos: Option<usize>,
+}
+
+/// [`Rank2`] of the block at `offset`: rank 2 without a capacity field, both dimensions
+/// non-zero and below 2^14; `None` for anything else, which `TypedHeader::parse` reads in
+/// full. The general path's checks hold: the partial products are at most the element
+/// count, which fits the bytes left with the mask.
+#[inline(always)]
+pub fn rank2(buf: &[u8], offset: u64) -> Option<Rank2> {
+    if offset < HEADER_LEN as u64 || offset >= (buf.len() as u64).saturating_sub(5) {
+        return None;
+    }
+    let pos = offset as usize;
+    let element = ElementType::from_code(buf[pos])?;
+    let masked = match buf[pos + 1] {
+        2 => false,
+        byte if byte == 2 | bits::HAS_MASK && element == ElementType::F64 => true,
         _ => return None,
     };
+    let (rows, q) = short_dimension(buf[pos + 2], buf[pos + 3], pos + 2)?;
+    let (columns, q) = short_dimension(*buf.get(q)?, *buf.get(q + 1).unwrap_or(&0x80), q)?;
+    if rows == 0 || columns == 0 {
+        return None;
+    }
+    let count = rows * columns;
+    let mask_len = if masked { count.div_ceil(8) } else { 0 };
+    let (data_pos, _) = inline_data(buf, q, element, count, mask_len)?;
+    let mask_pos = masked.then(|| data_pos + count * element.size());
+    Some(Rank2 { element, data_pos, rows, columns, mask_pos })
+}
+
+/// A dimension of one or two varint bytes (`a`, `b`) at `at`, and the position after it.
+#[inline(always)]
+fn short_dimension(a: u8, b: u8, at: usize) -> Option<(usize, usize)> {
+    match (a, b) {
+        (a, _) if a < 0x80 => Some((a as usize, at + 1)),
+        (a, b) if b < 0x80 => Some(((a & 0x7F) as usize | (b as usize) << 7, at + 2)),
+        _ => None,
+    }
+}
+
+/// The aligned data position after a header ending at `q`, and `count` (below 2^28), when
+/// `count` elements and `mask_len` bytes of mask fit the bytes left.
+#[inline(always)]
+fn inline_data(buf: &[u8], q: usize, element: ElementType, count: usize, mask_len: usize) -> Option<(usize, usize)> {
     let size = element.size();
     let data_pos = (q + size - 1) & !(size - 1);
-    (data_pos <= buf.len() && d * size <= buf.len() - data_pos).then_some((data_pos, d))
+    (data_pos <= buf.len() && count * size + mask_len <= buf.len() - data_pos).then_some((data_pos, count))
 }
 
 impl TypedHeader {
@@ -66,6 +120,11 @@ impl TypedHeader {
             shape.push(d as u64);
             let pos = offset as usize;
             return Ok(TypedHeader { pos, element, rank: 1, shape, count: d, spare_rows: 0, data_pos, mask_pos: None });
+        }
+        if let Some(Rank2 { element, data_pos, rows, columns, mask_pos }) = rank2(buf, offset) {
+            let shape = SmallVec::from_slice(&[rows as u64, columns as u64]);
+            let (pos, count) = (offset as usize, rows * columns);
+            return Ok(TypedHeader { pos, element, rank: 2, shape, count, spare_rows: 0, data_pos, mask_pos });
         }
         Self::parse_general(buf, offset)
     }

@@ -10,10 +10,10 @@
 use std::str::FromStr;
 
 use super::lookup;
-use super::typed::{element_slot, TypedRef};
+use super::typed::{element_slot, mask_bit, masked_slot, TypedRef};
 use super::Node;
 use crate::error::{Category, Error, Result};
-use crate::format::typed::{rank1, TypedHeader};
+use crate::format::typed::{rank1, rank2, Rank2, TypedHeader};
 use crate::format::{hash, tag};
 
 /// A JSON Pointer parsed once: its tokens unescaped, their key hashes and array indices
@@ -251,23 +251,44 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
 /// The rest of a walk inside a typed array: the header is read once, each token is an
 /// index along the next axis, and the result is a row (a node with a level) or an element.
 fn walk_typed<'a, T: Token>(node: Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
-    // The common case, one index into a one-dimensional array without a mask or spare
-    // rows, is read inline (`rank1`), without building the header.
+    // The common cases, one index into a one-dimensional array or two into a
+    // two-dimensional one, without a mask or spare rows, are read inline (`rank1`,
+    // `rank2`), without building the header.
     if node.level == 0 {
         if let Some((element, data_pos, count)) = rank1(node.buf, node.payload) {
             let Some(first) = tokens.next() else { return Ok(node) };
             if let Some(second) = tokens.next() {
                 return walk_typed_general(node, [first, second].into_iter().chain(tokens));
             }
-            let i = first.index().ok_or_else(|| not_an_index(first.bytes()))?;
-            if i >= count {
-                return Err(lookup::out_of_range(i, count, node.payload));
-            }
-            let (size, at) = (element.size(), data_pos + i * element.size());
+            let (i, size) = (index_below(&first, count, node.payload)?, element.size());
+            let at = data_pos + i * size;
             return Ok(node.element_node(element_slot(element, &node.buf[at..at + size])));
+        }
+        if let Some(Rank2 { element, data_pos, rows, columns, mask_pos }) = rank2(node.buf, node.payload) {
+            let Some(first) = tokens.next() else { return Ok(node) };
+            let Some(second) = tokens.next() else { return walk_typed_general(node, std::iter::once(first)) };
+            if let Some(third) = tokens.next() {
+                return walk_typed_general(node, [first, second, third].into_iter().chain(tokens));
+            }
+            let i = index_below(&first, rows, node.payload)?;
+            let j = index_below(&second, columns, node.payload)?;
+            let (flat, size) = (i * columns + j, element.size());
+            let at = data_pos + flat * size;
+            let is_int = mask_pos.is_some_and(|mask| mask_bit(node.buf, mask, flat));
+            return Ok(node.element_node(masked_slot(element_slot(element, &node.buf[at..at + size]), is_int)));
         }
     }
     walk_typed_general(node, tokens)
+}
+
+/// A token's index along an axis of `len`, as the general walk checks it.
+#[inline(always)]
+fn index_below<T: Token>(token: &T, len: usize, offset: u64) -> Result<usize> {
+    let i = token.index().ok_or_else(|| not_an_index(token.bytes()))?;
+    if i >= len {
+        return Err(lookup::out_of_range(i, len, offset));
+    }
+    Ok(i)
 }
 
 #[cold]

@@ -88,10 +88,7 @@ impl<'a> TypedRef<'a> {
 
     /// Whether element `i` of the view is an integer (f64 arrays with a mask).
     pub fn is_masked_int(&self, i: usize) -> bool {
-        self.header.mask_pos.is_some_and(|m| {
-            let flat = self.start + i;
-            self.buf[m + flat / 8] >> (flat % 8) & 1 == 1
-        })
+        self.header.mask_pos.is_some_and(|m| mask_bit(self.buf, m, self.start + i))
     }
 
     /// Element `i` of the view (flat, row-major) as a scalar value.
@@ -103,10 +100,7 @@ impl<'a> TypedRef<'a> {
     pub(crate) fn element_slot(&self, i: usize) -> (u8, u64) {
         let size = self.header.element.size();
         let at = self.header.data_pos + (self.start + i) * size;
-        match element_slot(self.header.element, &self.buf[at..at + size]) {
-            (tag::F64, bits) if self.is_masked_int(i) => (tag::INT, f64::from_bits(bits) as i64 as u64),
-            slot => slot,
-        }
+        masked_slot(element_slot(self.header.element, &self.buf[at..at + size]), self.is_masked_int(i))
     }
 
     /// Copies the view into an owned `TypedArray` (works at any alignment).
@@ -121,9 +115,25 @@ impl<'a> TypedRef<'a> {
     }
 }
 
+/// Whether the integer mask at `mask_pos` marks flat element `flat` as an integer (spec
+/// §5.2: bit `flat % 8` of byte `flat / 8`).
+#[inline(always)]
+pub(crate) fn mask_bit(buf: &[u8], mask_pos: usize, flat: usize) -> bool {
+    buf[mask_pos + flat / 8] >> (flat % 8) & 1 == 1
+}
+
+/// An f64 element's slot as read: the integer it holds where the mask marks it as one.
+#[inline(always)]
+pub(crate) fn masked_slot(slot: (u8, u64), is_int: bool) -> (u8, u64) {
+    match slot {
+        (tag::F64, bits) if is_int => (tag::INT, f64::from_bits(bits) as i64 as u64),
+        slot => slot,
+    }
+}
+
 /// The inline slot (tag, payload, spec §3) of one element's little-endian bytes `b`: the
 /// form an element takes as a node of its own (f64 as `F64`: an integer mask is the
-/// caller's business).
+/// caller's business, [`masked_slot`]).
 #[inline]
 pub(crate) fn element_slot(element: ElementType, b: &[u8]) -> (u8, u64) {
     use ElementType::*;
