@@ -251,9 +251,9 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
 /// The rest of a walk inside a typed array: the header is read once, each token is an
 /// index along the next axis, and the result is a row (a node with a level) or an element.
 fn walk_typed<'a, T: Token>(node: Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
-    // The common cases, one index into a one-dimensional array or two into a
-    // two-dimensional one, without a mask or spare rows, are read inline (`rank1`,
-    // `rank2`), without building the header.
+    // The common cases, one index into a one-dimensional array without a mask or two
+    // into a two-dimensional one (its integer mask read here too), without spare rows,
+    // are read inline (`rank1`, `rank2`), without building the header.
     if node.level == 0 {
         if let Some((element, data_pos, count)) = rank1(node.buf, node.payload) {
             let Some(first) = tokens.next() else { return Ok(node) };
