@@ -88,12 +88,12 @@ thread_local! {
 
 impl CorpusPeer for LeafwireBorrowed {
     const NAME: &'static str = "leafwire (borrowed)";
-    const API: &'static str = "decode_borrowed (ValueRef); lookup: Document::open + resolve(prepared Pointer)";
+    const API: &'static str = "decode_borrowed (ValueRef in its own Arena, dropped with it); lookup: Document::open + resolve(prepared Pointer)";
     const NOTE: &'static str = "decode and lookup only; the Pointer is parsed once, outside the clock";
     const LAZY: bool = true;
     const ONLY: Option<&'static [&'static str]> = Some(&["decode", "lookup"]);
     type Value = leafwire::Value;
-    type Decoded<'a> = leafwire::ValueRef<'a>;
+    type Decoded<'a> = leafwire::Borrowed<'a>;
 
     fn value_from_text(text: &[u8]) -> Result<leafwire::Value, Fail> {
         Leafwire::value_from_text(text)
@@ -107,12 +107,12 @@ impl CorpusPeer for LeafwireBorrowed {
         Leafwire::encode(v)
     }
 
-    fn decode(bytes: &mut [u8]) -> Result<leafwire::ValueRef<'_>, Fail> {
+    fn decode(bytes: &mut [u8]) -> Result<leafwire::Borrowed<'_>, Fail> {
         leafwire::decode_borrowed(bytes).map_err(Fail::error)
     }
 
-    fn decoded_to_json(d: &leafwire::ValueRef<'_>) -> Result<Value, Fail> {
-        serde_json::to_value(d).map_err(Fail::error)
+    fn decoded_to_json(d: &leafwire::Borrowed<'_>) -> Result<Value, Fail> {
+        serde_json::to_value(d.root()).map_err(Fail::error)
     }
 
     fn from_json_text(text: &[u8]) -> Result<Vec<u8>, Fail> {

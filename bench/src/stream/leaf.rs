@@ -169,7 +169,7 @@ pub struct LeafwireRecords;
 
 impl StreamPeer for LeafwireRecords {
     const NAME: &'static str = "leafwire";
-    const API: &'static str = "stream::StreamWriter::write(&serde_json::Value) / Frame::to_value_ref() (leafwire::ValueRef, borrowing the reader's buffer)";
+    const API: &'static str = "stream::StreamWriter::write(&serde_json::Value) / Frame::to_value_ref(&arena) (leafwire::ValueRef, borrowing the reader's buffer; one Arena reset per message)";
     type Item = Value;
     type Msg = Value;
     type Writer = StreamWriter<Sink>;
@@ -195,8 +195,11 @@ impl StreamPeer for LeafwireRecords {
     }
 
     fn read(source: Source, count: u64, got: &mut Received<'_, Value>) -> Result<(), Fail> {
+        // One arena for the stream, reset per message: the reader's memory is reused.
+        let mut arena = leafwire::Arena::new();
         frames(source, count, |frame| {
-            got.take(&frame.to_value_ref().map_err(io_err)?);
+            arena.reset();
+            got.take(&frame.to_value_ref(&arena).map_err(io_err)?);
             Ok(())
         })
     }

@@ -8,7 +8,7 @@ fn main() {
     let mut total = 0;
     for _ in 0..n {
         total += if borrowed {
-            matches!(std::hint::black_box(leafwire::decode_borrowed(&bytes).unwrap()), leafwire::ValueRef::Null) as usize
+            matches!(std::hint::black_box(leafwire::decode_borrowed(&bytes).unwrap()).root(), leafwire::ValueRef::Null) as usize
         } else {
             matches!(std::hint::black_box(leafwire::decode(&bytes).unwrap()), leafwire::Value::Null) as usize
         };

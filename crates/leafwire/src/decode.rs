@@ -17,6 +17,7 @@ use crate::format::typed::TypedHeader;
 use crate::format::{is_bignum_text, tag, DEFAULT_MAX_DEPTH};
 use crate::read::{Node, TypedRef};
 use crate::value::{IntMap, Map, Value};
+use crate::arena::Arena;
 use crate::value_ref::ValueRef;
 
 impl<'a> Node<'a> {
@@ -27,29 +28,37 @@ impl<'a> Node<'a> {
 
     /// Decodes this value and everything under it, accepting nesting up to `max_depth`.
     pub fn to_value_with(&self, max_depth: usize) -> Result<Value> {
-        self.decode_tree(max_depth)
+        self.decode_tree((), max_depth)
     }
 
     /// Decodes this value and everything under it into a tree that borrows its strings,
-    /// keys, bytes and typed arrays from the document (nesting up to `DEFAULT_MAX_DEPTH`).
-    pub fn to_value_ref(&self) -> Result<ValueRef<'a>> {
-        self.to_value_ref_with(DEFAULT_MAX_DEPTH)
+    /// keys, bytes and typed arrays from the document and keeps its containers in `arena`
+    /// (nesting up to `DEFAULT_MAX_DEPTH`).
+    pub fn to_value_ref<'t>(&self, arena: &'t Arena) -> Result<ValueRef<'t>>
+    where
+        'a: 't,
+    {
+        self.to_value_ref_in(arena, DEFAULT_MAX_DEPTH)
     }
 
     /// As [`Node::to_value_ref`], accepting nesting up to `max_depth`.
-    pub fn to_value_ref_with(&self, max_depth: usize) -> Result<ValueRef<'a>> {
-        self.decode_tree(max_depth)
+    pub fn to_value_ref_in<'t>(&self, arena: &'t Arena, max_depth: usize) -> Result<ValueRef<'t>>
+    where
+        'a: 't,
+    {
+        let node: Node<'t> = *self;
+        node.decode_tree(arena, max_depth)
     }
 
-    fn decode_tree<T: Tree<'a>>(&self, max_depth: usize) -> Result<T> {
+    fn decode_tree<T: Tree<'a>>(&self, arena: T::Arena, max_depth: usize) -> Result<T> {
         let budget = Budget::for_document(self.buf().len());
         if self.tag() == tag::TYPED {
             // Possibly a row of a higher-rank array: the node knows its level and start.
             let typed = self.typed()?;
             budget.charge(self.visit_cost(), self.offset())?;
-            return Ok(T::typed(typed));
+            return Ok(T::typed(arena, typed));
         }
-        let mut walk = Walk { node: *self, texts: Vec::new(), distinct: DistinctTexts::default(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
+        let mut walk = Walk { node: *self, arena, texts: Vec::new(), distinct: DistinctTexts::default(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         walk.value(self.tag(), self.payload(), max_depth)
     }
 }
@@ -59,6 +68,10 @@ const PREALLOCATE_LIMIT: usize = 1 << 16;
 
 /// What a decoded tree is made of; the walker builds any tree that implements it.
 pub(crate) trait Tree<'a>: Sized {
+    /// Where containers are allocated: nowhere shared for owned values (`()`), the arena
+    /// for borrowed ones.
+    type Arena: Copy;
+    type Array;
     type Object;
     type IntMap;
 
@@ -71,27 +84,32 @@ pub(crate) trait Tree<'a>: Sized {
     fn string(s: &'a str) -> Self;
     fn bytes(b: &'a [u8]) -> Self;
     fn bignum(digits: &'a str) -> Self;
-    fn typed(t: TypedRef<'a>) -> Self;
-    fn array(items: Vec<Self>) -> Self;
+    fn typed(arena: Self::Arena, t: TypedRef<'a>) -> Self;
 
-    /// Objects and intmaps are built entry by entry; the walker has already refused a
-    /// repeated key.
-    fn object_with_capacity(n: usize) -> Self::Object;
+    /// Containers are built child by child: `n` children are pushed (or the walk fails),
+    /// and `n` was charged to the budget first, so an arena may allocate all of them up
+    /// front. The walker has already refused a repeated key.
+    fn array_with_capacity(arena: Self::Arena, n: usize) -> Self::Array;
+    fn array_push(a: &mut Self::Array, value: Self);
+    fn array(a: Self::Array) -> Self;
+
+    fn object_with_capacity(arena: Self::Arena, n: usize) -> Self::Object;
     fn object_insert(o: &mut Self::Object, key: &'a str, value: Self);
     fn object(o: Self::Object) -> Self;
 
-    fn intmap_with_capacity(n: usize) -> Self::IntMap;
+    fn intmap_with_capacity(arena: Self::Arena, n: usize) -> Self::IntMap;
     fn intmap_insert(m: &mut Self::IntMap, key: i64, value: Self);
     fn intmap(m: Self::IntMap) -> Self;
 
     /// A packed array (spec §13), decoded into an owned value.
     fn packed(array: Value, offset: u64) -> Result<Self>;
     /// A table (spec §15).
-    fn table(t: crate::table::TableRef<'a>) -> Result<Self>;
+    fn table(arena: Self::Arena, t: crate::table::TableRef<'a>) -> Result<Self>;
 }
 
-struct Walk<'a, 'b> {
+struct Walk<'a, 'b, A> {
     node: Node<'a>,
+    arena: A,
     /// Key texts by id, resolved (and checked for UTF-8) the first time each is met.
     texts: Vec<Option<&'a str>>,
     /// The texts resolved so far: distinct ids in an object must mean distinct texts.
@@ -104,7 +122,7 @@ struct Walk<'a, 'b> {
     limit: usize,
 }
 
-impl<'a> Walk<'a, '_> {
+impl<'a, A: Copy> Walk<'a, '_, A> {
     #[inline]
     fn buf(&self) -> &'a [u8] {
         self.node.buf()
@@ -112,7 +130,7 @@ impl<'a> Walk<'a, '_> {
 
     /// One value: scalars here, inline in the loops of the containers that hold them.
     #[inline(always)]
-    fn value<T: Tree<'a>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
+    fn value<T: Tree<'a, Arena = A>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
         Ok(match t {
             tag::NULL => T::null(),
             tag::FALSE => T::bool(false),
@@ -128,7 +146,7 @@ impl<'a> Walk<'a, '_> {
     }
 
     #[inline(never)]
-    fn block_or_container<T: Tree<'a>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
+    fn block_or_container<T: Tree<'a, Arena = A>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
         Ok(match t {
             tag::BYTES => T::bytes(self.block(payload)?),
             tag::BIGNUM => {
@@ -141,32 +159,36 @@ impl<'a> Walk<'a, '_> {
             tag::TYPED => {
                 let header = TypedHeader::parse(self.buf(), payload)?;
                 self.budget.charge(Budget::typed_header_cost(&header), payload)?;
-                T::typed(TypedRef { buf: self.buf(), header, level: 0, start: 0 })
+                T::typed(self.arena, TypedRef { buf: self.buf(), header, level: 0, start: 0 })
             }
             tag::TABLE => {
                 let t = crate::table::TableRef::in_document(self.buf(), payload)?;
                 self.budget.charge(Budget::block_cost(t.body().len()), payload)?;
-                T::table(t)?
+                T::table(self.arena, t)?
             }
             tag::PACKED | tag::PACKED_OBJECT => {
                 self.budget.charge(1, payload)?;
                 T::packed(crate::packed::decode_block_typed(self.buf(), t, payload, depth_left)?, payload)?
             }
             _ => {
-                self.budget.charge(1, payload)?;
                 let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
                 let g = Geometry::parse(self.buf(), payload, t)?;
+                // The container and each of its children cost one: a crafted document
+                // whose containers share a wide child cannot describe more values than it
+                // has bytes (and an arena can allocate the children up front).
+                self.budget.charge(1 + g.count as u64, payload)?;
                 match t {
                     tag::ARRAY => {
-                        let mut items = Vec::with_capacity(g.count.min(PREALLOCATE_LIMIT));
+                        let mut items = T::array_with_capacity(self.arena, g.count);
                         for i in 0..g.count {
                             let (ct, cp) = g.child(self.buf(), i)?;
-                            items.push(self.value(ct, cp, depth_left)?);
+                            let value = self.value(ct, cp, depth_left)?;
+                            T::array_push(&mut items, value);
                         }
                         T::array(items)
                     }
                     tag::OBJECT => {
-                        let mut object = T::object_with_capacity(g.count.min(PREALLOCATE_LIMIT));
+                        let mut object = T::object_with_capacity(self.arena, g.count);
                         self.check_distinct_keys(&g)?;
                         for i in 0..g.count {
                             let key = self.key(g.key(self.buf(), i))?;
@@ -177,7 +199,7 @@ impl<'a> Walk<'a, '_> {
                         T::object(object)
                     }
                     _ => {
-                        let mut map = T::intmap_with_capacity(g.count.min(PREALLOCATE_LIMIT));
+                        let mut map = T::intmap_with_capacity(self.arena, g.count);
                         let mut seen = FxHashSet::default();
                         for i in 0..g.count {
                             let key = g.key(self.buf(), i) as i64;
@@ -267,6 +289,8 @@ impl<'a> Walk<'a, '_> {
 }
 
 impl<'a> Tree<'a> for Value {
+    type Arena = ();
+    type Array = Vec<Value>;
     type Object = Map;
     type IntMap = IntMap;
 
@@ -297,14 +321,20 @@ impl<'a> Tree<'a> for Value {
     fn bignum(digits: &'a str) -> Self {
         Value::BigNum(digits.to_owned())
     }
-    fn typed(t: TypedRef<'a>) -> Self {
+    fn typed(_: (), t: TypedRef<'a>) -> Self {
         Value::Typed(t.to_typed_array())
+    }
+    fn array_with_capacity(_: (), n: usize) -> Vec<Value> {
+        Vec::with_capacity(n.min(PREALLOCATE_LIMIT))
+    }
+    fn array_push(a: &mut Vec<Value>, value: Self) {
+        a.push(value);
     }
     fn array(items: Vec<Self>) -> Self {
         Value::Array(items)
     }
-    fn object_with_capacity(n: usize) -> Map {
-        Map::with_capacity(n)
+    fn object_with_capacity(_: (), n: usize) -> Map {
+        Map::with_capacity(n.min(PREALLOCATE_LIMIT))
     }
     // Keys are distinct: the walk checked them (check_distinct_keys, the intmap loop).
     fn object_insert(o: &mut Map, key: &'a str, value: Self) {
@@ -313,8 +343,8 @@ impl<'a> Tree<'a> for Value {
     fn object(o: Map) -> Self {
         Value::Object(o)
     }
-    fn intmap_with_capacity(n: usize) -> IntMap {
-        IntMap::with_capacity(n)
+    fn intmap_with_capacity(_: (), n: usize) -> IntMap {
+        IntMap::with_capacity(n.min(PREALLOCATE_LIMIT))
     }
     fn intmap_insert(m: &mut IntMap, key: i64, value: Self) {
         m.push_distinct(key, value);
@@ -327,7 +357,7 @@ impl<'a> Tree<'a> for Value {
         Ok(array)
     }
 
-    fn table(t: crate::table::TableRef<'a>) -> Result<Self> {
+    fn table(_: (), t: crate::table::TableRef<'a>) -> Result<Self> {
         Ok(Value::Table(t.to_table()?))
     }
 }

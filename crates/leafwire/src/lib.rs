@@ -20,6 +20,7 @@
 //! - checking untrusted input: [`validate`];
 //! - many messages over a file, pipe or socket: [`stream`] (spec §14).
 
+mod arena;
 mod blocks;
 mod builder;
 mod de;
@@ -72,6 +73,7 @@ pub use table::{ColumnBuilder, ColumnRef, ColumnType, Table, TableBuilder, Table
 pub use validate::{validate, validate_with, Stats, ValidateOptions};
 pub use value::{IntMap, Kind, Map, TypedArray, TypedData, Value};
 pub use value_ref::ValueRef;
+pub use arena::{Arena, Borrowed};
 
 /// The fuzzing entry of packed mode's page codecs (`fuzz/fuzz_targets/packed_page.rs`):
 /// panics exactly when a decoder misbehaves. Not part of the API.
@@ -200,11 +202,26 @@ pub fn decode(bytes: &[u8]) -> Result<Value> {
     Document::open(bytes)?.root().to_value()
 }
 
-/// Decodes a whole document into a [`ValueRef`] that borrows its strings, keys, bytes
-/// and typed arrays from `bytes`: the fast way to read all of a document (nesting up to
-/// `DEFAULT_MAX_DEPTH`).
-pub fn decode_borrowed(bytes: &[u8]) -> Result<ValueRef<'_>> {
-    Document::open(bytes)?.root().to_value_ref()
+/// Decodes a whole document into a [`ValueRef`] tree that borrows its strings, keys,
+/// bytes and typed arrays from `bytes` and keeps its containers in an arena of its own:
+/// the fast way to read all of a document (nesting up to `DEFAULT_MAX_DEPTH`).
+///
+/// ```
+/// let bytes = leafwire::json::from_json(br#"{"a": [1, 2]}"#)?;
+/// let tree = leafwire::decode_borrowed(&bytes)?;
+/// let leafwire::ValueRef::Array(items) = tree.root().get("a").unwrap() else { panic!() };
+/// assert_eq!(items.len(), 2);
+/// # Ok::<(), leafwire::Error>(())
+/// ```
+pub fn decode_borrowed(bytes: &[u8]) -> Result<Borrowed<'_>> {
+    // A tree takes about as many bytes as its document: one chunk, grown rarely.
+    Borrowed::decode(&Document::open(bytes)?.root(), bytes.len(), DEFAULT_MAX_DEPTH)
+}
+
+/// As [`decode_borrowed`], with the containers in `arena`: decoding many documents into
+/// one arena, [`Arena::reset`] between them, reuses its memory.
+pub fn decode_borrowed_in<'t>(bytes: &'t [u8], arena: &'t Arena) -> Result<ValueRef<'t>> {
+    Document::open(bytes)?.root().to_value_ref(arena)
 }
 
 /// Decodes a whole document into a `Value`, accepting nesting up to `max_depth`.

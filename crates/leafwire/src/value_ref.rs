@@ -1,19 +1,25 @@
 //! The borrowed value: a whole document (or subtree) decoded into a tree whose strings,
-//! keys, bytes and typed arrays point into the document's bytes. Decoding it allocates one
-//! vector per container and nothing per string, which makes it the fast way to read a
-//! whole document; [`ValueRef::to_value`] makes an owned [`Value`] from it.
+//! keys, bytes and typed arrays point into the document's bytes and whose containers are
+//! slices of an [`crate::Arena`]. Decoding it allocates nothing per string and nothing per
+//! container (the arena grows by large chunks), and dropping it is dropping the arena,
+//! which makes it the fast way to read a whole document; [`ValueRef::to_value`] makes an
+//! owned [`Value`] from it.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use crate::arena::{Arena, Filling};
 use crate::read::TypedRef;
 use crate::value::{IntMap, Kind, Map, Value};
 
 /// Any Leafwire value, borrowing from the document it was decoded from.
 ///
-/// Objects keep their entries in insertion order as a vector: [`ValueRef::get`] scans it,
+/// A plain `Copy` enum to match on: containers are slices (of the arena the tree was
+/// decoded into), strings and typed arrays point into the document.
+///
+/// Objects keep their entries in insertion order as a slice: [`ValueRef::get`] scans it,
 /// which is what small objects want; for repeated lookups in a big object, read that
 /// object lazily through [`crate::Node::object`] instead.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub enum ValueRef<'a> {
     Null,
     Bool(bool),
@@ -26,13 +32,13 @@ pub enum ValueRef<'a> {
     Bytes(&'a [u8]),
     /// An integer outside the 64-bit range, as decimal text.
     BigNum(&'a str),
-    Array(Vec<ValueRef<'a>>),
-    Object(Vec<(&'a str, ValueRef<'a>)>),
-    IntMap(Vec<(i64, ValueRef<'a>)>),
-    /// A typed array, as a zero-copy view (boxed: most values are much smaller).
-    Typed(Box<TypedRef<'a>>),
+    Array(&'a [ValueRef<'a>]),
+    Object(&'a [(&'a str, ValueRef<'a>)]),
+    IntMap(&'a [(i64, ValueRef<'a>)]),
+    /// A typed array, as a zero-copy view (its header kept in the arena).
+    Typed(&'a TypedRef<'a>),
     /// A table (spec §15), read in place.
-    Table(Box<crate::table::TableRef<'a>>),
+    Table(&'a crate::table::TableRef<'a>),
 }
 
 impl<'a> ValueRef<'a> {
@@ -145,21 +151,21 @@ impl Serialize for ValueRef<'_> {
             ValueRef::Bytes(v) => ser.serialize_bytes(v),
             ValueRef::Array(items) => {
                 let mut seq = ser.serialize_seq(Some(items.len()))?;
-                for item in items {
+                for item in items.iter() {
                     seq.serialize_element(item)?;
                 }
                 seq.end()
             }
             ValueRef::Object(entries) => {
                 let mut m = ser.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
+                for (k, v) in entries.iter() {
                     m.serialize_entry(k, v)?;
                 }
                 m.end()
             }
             ValueRef::IntMap(entries) => {
                 let mut m = ser.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
+                for (k, v) in entries.iter() {
                     m.serialize_entry(k, v)?;
                 }
                 m.end()
@@ -170,10 +176,13 @@ impl Serialize for ValueRef<'_> {
     }
 }
 
-type Entries<'a> = Vec<(&'a str, ValueRef<'a>)>;
-type IntEntries<'a> = Vec<(i64, ValueRef<'a>)>;
+type Items<'a> = Filling<'a, ValueRef<'a>>;
+type Entries<'a> = Filling<'a, (&'a str, ValueRef<'a>)>;
+type IntEntries<'a> = Filling<'a, (i64, ValueRef<'a>)>;
 
 impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
+    type Arena = &'a Arena;
+    type Array = Items<'a>;
     type Object = Entries<'a>;
     type IntMap = IntEntries<'a>;
 
@@ -204,34 +213,44 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     fn bignum(digits: &'a str) -> Self {
         ValueRef::BigNum(digits)
     }
-    fn typed(t: TypedRef<'a>) -> Self {
-        ValueRef::Typed(Box::new(t))
+    fn typed(arena: &'a Arena, t: TypedRef<'a>) -> Self {
+        ValueRef::Typed(arena.typed(t))
     }
-    fn array(items: Vec<Self>) -> Self {
-        ValueRef::Array(items)
+    #[inline]
+    fn array_with_capacity(arena: &'a Arena, n: usize) -> Items<'a> {
+        Filling::new(arena, n, ValueRef::Null)
     }
-    fn object_with_capacity(n: usize) -> Entries<'a> {
-        Vec::with_capacity(n)
+    #[inline(always)]
+    fn array_push(a: &mut Items<'a>, value: Self) {
+        a.push(value);
     }
+    fn array(a: Items<'a>) -> Self {
+        ValueRef::Array(a.finish())
+    }
+    #[inline]
+    fn object_with_capacity(arena: &'a Arena, n: usize) -> Entries<'a> {
+        Filling::new(arena, n, ("", ValueRef::Null))
+    }
+    #[inline(always)]
     fn object_insert(o: &mut Entries<'a>, key: &'a str, value: Self) {
         o.push((key, value));
     }
     fn object(o: Entries<'a>) -> Self {
-        ValueRef::Object(o)
+        ValueRef::Object(o.finish())
     }
-    fn intmap_with_capacity(n: usize) -> IntEntries<'a> {
-        Vec::with_capacity(n)
+    fn intmap_with_capacity(arena: &'a Arena, n: usize) -> IntEntries<'a> {
+        Filling::new(arena, n, (0, ValueRef::Null))
     }
     fn intmap_insert(m: &mut IntEntries<'a>, key: i64, value: Self) {
         m.push((key, value));
     }
     fn intmap(m: IntEntries<'a>) -> Self {
-        ValueRef::IntMap(m)
+        ValueRef::IntMap(m.finish())
     }
 
-    fn table(t: crate::table::TableRef<'a>) -> crate::error::Result<Self> {
+    fn table(arena: &'a Arena, t: crate::table::TableRef<'a>) -> crate::error::Result<Self> {
         t.to_table()?;
-        Ok(ValueRef::Table(Box::new(t)))
+        Ok(ValueRef::Table(arena.table(t)))
     }
 
     /// A packed array's values are decoded, not in the document: nothing to borrow.
@@ -243,3 +262,7 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
         .at(offset))
     }
 }
+
+// The tree is freed by freeing its arena, never walked: nothing in it may need dropping.
+const _: () = assert!(!std::mem::needs_drop::<ValueRef<'static>>());
+const _: () = assert!(!std::mem::needs_drop::<crate::table::TableRef<'static>>());

@@ -55,8 +55,9 @@ fn corpus_decodes_to_values_that_reencode_identically() {
             let value = leafwire::decode(&bytes).unwrap();
             let again = leafwire::encode(&value).unwrap();
             assert!(again == bytes, "{name}: decode + encode is not byte-identical");
-            let borrowed = leafwire::decode_borrowed(&bytes).unwrap();
-            assert!(borrowed == value, "{name}: decode_borrowed differs from decode");
+            let tree = leafwire::decode_borrowed(&bytes).unwrap();
+            let borrowed = tree.root();
+            assert!(*borrowed == value, "{name}: decode_borrowed differs from decode");
             assert!(borrowed.to_value() == value, "{name}: ValueRef::to_value differs from decode");
         }
     }

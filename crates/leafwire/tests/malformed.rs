@@ -250,6 +250,40 @@ fn shared_subtrees_cannot_explode_whole_value_readers() {
     }
 }
 
+/// One wide array shared by every slot of another: 4,000 × 4,000 nulls described in
+/// 20 KB. Each child a whole-value reader visits costs budget, not only each container,
+/// so the readers stop after a few copies instead of building 16 million values (over
+/// 700 MB as `Value`s).
+#[test]
+fn a_wide_shared_child_cannot_make_readers_quadratic() {
+    const WIDTH: usize = 4000;
+    let count = [(WIDTH as u8 & 0x7F) | 0x80, (WIDTH >> 7) as u8];
+    // The outer array: header, tags, one byte of padding (its two-byte slots are aligned),
+    // slots; then the shared array of one-byte slots.
+    let shared_at = 112 + 3 + WIDTH + 1 + 2 * WIDTH;
+    let mut body = vec![0x01, count[0], count[1]];
+    body.extend(std::iter::repeat_n(0x0A, WIDTH));
+    body.push(0);
+    for _ in 0..WIDTH {
+        body.extend_from_slice(&(shared_at as u16).to_le_bytes());
+    }
+    assert_eq!(112 + body.len(), shared_at);
+    body.extend_from_slice(&[0x00, count[0], count[1]]);
+    body.extend(std::iter::repeat_n(0x00, 2 * WIDTH));
+    let bytes = raw_document(0x0A, 112, &body);
+    assert_eq!(Document::open(&bytes).unwrap().pointer(&format!("/{}/{}", WIDTH - 1, WIDTH - 1)).unwrap().kind(), leafwire::Kind::Null);
+    for (reader, result) in [
+        ("decode", leafwire::decode(&bytes).map(drop)),
+        ("decode_borrowed", leafwire::decode_borrowed(&bytes).map(drop)),
+        ("to_json", leafwire::json::to_json(&bytes).map(drop)),
+        ("from_slice", leafwire::from_slice::<serde_json::Value>(&bytes).map(drop)),
+        ("validate", leafwire::validate(&bytes).map(drop)),
+    ] {
+        let err = result.expect_err(reader);
+        assert_eq!(err.category(), Category::Malformed, "{reader}: {err}");
+    }
+}
+
 /// Found by fuzzing: a child offset near u64::MAX overflowed the lookup's bounds check.
 #[test]
 fn offsets_near_u64_max_are_errors() {

@@ -161,9 +161,13 @@ impl<'a> Frame<'a> {
         self.root.to_value().map_err(|e| e.shifted(self.origin))
     }
 
-    /// The whole message as a tree borrowing from the reader's buffer.
-    pub fn to_value_ref(&self) -> Result<ValueRef<'a>> {
-        self.root.to_value_ref().map_err(|e| e.shifted(self.origin))
+    /// The whole message as a tree borrowing from the reader's buffer, its containers in
+    /// `arena` (reset it between messages to reuse its memory).
+    pub fn to_value_ref<'t>(&self, arena: &'t crate::Arena) -> Result<ValueRef<'t>>
+    where
+        'a: 't,
+    {
+        self.root.to_value_ref(arena).map_err(|e| e.shifted(self.origin))
     }
 
     /// The message deserialized as `T`; `&str` and `&[u8]` fields borrow from the buffer.
