@@ -207,7 +207,7 @@ pub fn decode(bytes: &[u8]) -> Result<Value> {
 /// the fast way to read all of a document (nesting up to `DEFAULT_MAX_DEPTH`).
 ///
 /// ```
-/// let bytes = leafwire::json::from_json(br#"{"a": [1, 2]}"#)?;
+/// let bytes = leafwire::json::from_json(br#"{"a": ["x", {"y": null}]}"#)?;
 /// let tree = leafwire::decode_borrowed(&bytes)?;
 /// let leafwire::ValueRef::Array(items) = tree.root().get("a").unwrap() else { panic!() };
 /// assert_eq!(items.len(), 2);
