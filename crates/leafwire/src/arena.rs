@@ -34,6 +34,10 @@ pub struct Arena {
     spilled: RefCell<Vec<*mut SmallVec<[u64; 3]>>>,
 }
 
+// SAFETY: the raw pointers in `spilled` point into this arena's own chunks, which move
+// with it; nothing else holds them, and `SmallVec<[u64; 3]>` and `Bump` are `Send`.
+unsafe impl Send for Arena {}
+
 impl Arena {
     pub fn new() -> Arena {
         Arena::default()

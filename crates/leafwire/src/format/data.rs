@@ -45,13 +45,7 @@ pub fn utf8(bytes: &[u8]) -> Option<&str> {
         // Long texts, ASCII or not, are checked fastest by the vectorized validator.
         return simdutf8::basic::from_utf8(bytes).ok();
     }
-    let mut chunks = bytes.chunks_exact(8);
-    let mut high = 0u64;
-    for c in &mut chunks {
-        high |= u64::from_le_bytes(c.try_into().unwrap());
-    }
-    let tail = chunks.remainder().iter().fold(0u8, |acc, &b| acc | b);
-    if high & 0x8080_8080_8080_8080 == 0 && tail < 0x80 {
+    if high_bits(bytes) & 0x8080_8080_8080_8080 == 0 {
         // SAFETY: every byte is below 0x80, so the bytes are ASCII and therefore UTF-8.
         return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
     }
@@ -67,13 +61,38 @@ pub fn utf8(bytes: &[u8]) -> Option<&str> {
 }
 
 /// The content of the string block at `payload` as text: an error there unless UTF-8.
-#[inline]
+#[inline(always)]
 pub fn text(content: &[u8], payload: u64) -> Result<&str> {
     utf8(content).ok_or_else(|| Error::malformed(payload, "string is not valid UTF-8"))
 }
 
 /// The input length from which the UTF-8 validator works a vector at a time.
 const SIMD_BLOCK: usize = 64;
+
+/// Every byte of `bytes` (shorter than a SIMD block) OR-ed into a word, eight at a time:
+/// a text is ASCII when no high bit is set. The last word overlaps the one before, and
+/// texts under eight bytes are read as two overlapping halves, so no byte is looked at
+/// alone (ORing a byte twice changes nothing).
+#[inline(always)]
+fn high_bits(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    if n >= 8 {
+        let mut high = word(n - 8);
+        let mut at = 0;
+        while at + 8 < n {
+            high |= word(at);
+            at += 8;
+        }
+        high
+    } else if n >= 4 {
+        (u32::from_le_bytes(bytes[..4].try_into().unwrap()) | u32::from_le_bytes(bytes[n - 4..].try_into().unwrap())) as u64
+    } else if n >= 2 {
+        (u16::from_le_bytes(bytes[..2].try_into().unwrap()) | u16::from_le_bytes(bytes[n - 2..].try_into().unwrap())) as u64
+    } else {
+        bytes.first().map_or(0, |&b| b as u64)
+    }
+}
 
 /// `bytes` as a `String` if they are UTF-8, checked by [`utf8`] (vectorized: the standard
 /// library's check costs about ten times as much on long texts such as a whole JSON output).
@@ -86,6 +105,22 @@ pub fn into_string(bytes: Vec<u8>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ASCII test sees one high byte at any position of any short length, and none
+    /// in ASCII text.
+    #[test]
+    fn one_high_byte_is_seen_wherever_it_is() {
+        for len in 0..SIMD_BLOCK {
+            let mut text = vec![b'a'; len];
+            assert!(utf8(&text).is_some() && high_bits(&text) & 0x8080_8080_8080_8080 == 0, "{len}");
+            for at in 0..len {
+                text[at] = 0xC3;
+                assert_ne!(high_bits(&text) & 0x8080_8080_8080_8080, 0, "{len} {at}");
+                assert!(utf8(&text).is_none(), "{len} {at}: a lone lead byte");
+                text[at] = b'a';
+            }
+        }
+    }
 
     /// `utf8` agrees with the standard library on every length around the block size,
     /// valid and invalid texts alike (cut sequences, lone continuations, overlongs,
