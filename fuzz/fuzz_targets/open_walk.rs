@@ -34,6 +34,17 @@ fn check(data: &[u8]) {
         return;
     }
     let value = doc.root().to_value();
+    // The borrowed decode (containers in an arena) reads exactly what the owned one reads;
+    // it refuses packed blocks (nothing to borrow) and nothing else the owned one accepts.
+    match (&value, leafwire::decode_borrowed(&bytes)) {
+        (Ok(owned), Ok(borrowed)) => assert!(
+            leafwire::encode(&borrowed.root().to_value()).ok() == leafwire::encode(owned).ok(),
+            "the borrowed and owned decodes differ"
+        ),
+        (Ok(_), Err(e)) => assert_eq!(e.category(), Category::Unsupported, "only the owned decode accepted it: {e}"),
+        (Err(_), Ok(_)) => panic!("only the borrowed decode accepted it"),
+        (Err(_), Err(_)) => {}
+    }
     let json = leafwire::json::to_json(&bytes);
     if validated.is_ok() {
         // A valid document decodes; its value re-encodes into a valid canonical document
