@@ -141,7 +141,31 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
             tag::F64 => T::f64(f64::from_bits(payload)),
             tag::F32 => T::f32(f32::from_bits(payload as u32)),
             tag::STRING => T::string(self.string(payload)?),
+            // A count byte of 0: most likely `[]` or `{}`, checked in full out of line. (Any
+            // payload may come from a crafted slot: past the end, `get` finds nothing.)
+            tag::ARRAY | tag::OBJECT if self.buf().get((payload as usize).wrapping_add(1)) == Some(&0) => {
+                self.maybe_empty(t, payload, depth_left)?
+            }
             _ => self.block_or_container(t, payload, depth_left)?,
+        })
+    }
+
+    /// An empty array or object (thousands of `[]` in some documents), without the
+    /// container walk: the same depth and budget rules, nothing to allocate. Anything else
+    /// takes the walk.
+    #[inline(never)]
+    fn maybe_empty<T: Tree<'a, Arena = A>>(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<T> {
+        if !Geometry::is_plain_empty(self.buf(), payload, t) {
+            return self.block_or_container(t, payload, depth_left);
+        }
+        if depth_left == 0 {
+            return Err(Error::depth_limit(self.limit).at(payload));
+        }
+        self.budget.charge(1, payload)?;
+        Ok(if t == tag::ARRAY {
+            T::array(T::array_with_capacity(self.arena, 0))
+        } else {
+            T::object(T::object_with_capacity(self.arena, 0))
         })
     }
 

@@ -251,3 +251,23 @@ fn an_arena_reused_across_documents_gives_the_owned_decode_each_time() {
         arena.reset();
     }
 }
+
+/// Empty arrays and objects take a short path in the decoders; it keeps the depth limit
+/// exactly where the container walk has it, owned and borrowed.
+#[test]
+fn empty_containers_count_for_depth_like_any_other() {
+    use leafwire::{Category, Value};
+    for innermost in [Value::Array(vec![]), Value::Object(leafwire::Map::new())] {
+        let mut v = innermost;
+        for _ in 0..4 {
+            v = Value::Array(vec![Value::Null, v]);
+        }
+        let bytes = leafwire::encode(&v).unwrap();
+        assert_eq!(leafwire::decode_with(&bytes, 5).unwrap(), v);
+        assert_eq!(leafwire::decode_with(&bytes, 4).unwrap_err().category(), Category::DepthLimit);
+        let arena = leafwire::Arena::new();
+        let root = Document::open(&bytes).unwrap().root();
+        assert!(root.to_value_ref_in(&arena, 5).unwrap() == v);
+        assert_eq!(root.to_value_ref_in(&arena, 4).unwrap_err().category(), Category::DepthLimit);
+    }
+}

@@ -88,6 +88,26 @@ impl Geometry {
         Self::parse_general(buf, offset, t)
     }
 
+    /// Whether the block at `offset` is an empty container of tag `t` with a one-byte count
+    /// and neither capacity nor index: exactly the blocks [`Geometry::parse`] accepts as
+    /// such, told from their two header bytes (whole-value readers meet thousands of `[]`
+    /// and skip the rest of the container walk for them; other empty blocks, such as a count
+    /// written in two bytes, take that walk).
+    #[inline(always)]
+    pub fn is_plain_empty(buf: &[u8], offset: u64, t: u8) -> bool {
+        if offset < HEADER_LEN as u64 || offset >= (buf.len() as u64).saturating_sub(1) {
+            return false;
+        }
+        let pos = offset as usize;
+        let layout_byte = buf[pos];
+        // No tags, keys or slots: the block ends at its header, aligned to the slot width.
+        let end = super::align(pos + 2, 1usize << (layout_byte & bits::WIDTH_MASK));
+        buf[pos + 1] == 0
+            && layout_byte & (bits::HAS_CAPACITY | bits::HAS_INDEX) == 0
+            && layout_byte_fits(layout_byte, t)
+            && end <= buf.len()
+    }
+
     #[cold]
     #[inline(never)]
     fn parse_general(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
@@ -394,6 +414,34 @@ impl Arith for Plain {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The two-byte test of an empty container agrees with the parser on every layout
+    /// byte, tag and position near the end of a buffer.
+    #[test]
+    fn plain_empty_containers_are_what_the_parser_reads_as_empty() {
+        for t in [tag::ARRAY, tag::OBJECT, tag::INTMAP, tag::STRING] {
+            for layout_byte in 0..=255u8 {
+                for count in [0u8, 1, 0x80] {
+                    for len in HEADER_LEN..HEADER_LEN + 24 {
+                        let mut buf = vec![0u8; len];
+                        for offset in HEADER_LEN - 1..len + 1 {
+                            if offset + 1 < len {
+                                buf[offset] = layout_byte;
+                                buf[offset + 1] = count;
+                            }
+                            let parsed = Geometry::parse(&buf, offset as u64, t)
+                                .is_ok_and(|g| g.count == 0 && !g.has_capacity && !g.has_index() && g.tags_at == offset + 2);
+                            assert_eq!(Geometry::is_plain_empty(&buf, offset as u64, t), parsed, "{t} {layout_byte:#04x} {count} {len} {offset}");
+                            if offset + 1 < len {
+                                buf[offset] = 0;
+                                buf[offset + 1] = 0;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn parse_reads_back_what_a_shape_writes() {
