@@ -161,7 +161,7 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
         if depth_left == 0 {
             return Err(Error::depth_limit(self.limit).at(payload));
         }
-        self.budget.charge(1, payload)?;
+        self.budget.charge(Budget::container_cost(0), payload)?;
         Ok(if t == tag::ARRAY {
             T::array(T::array_with_capacity(self.arena, 0))
         } else {
@@ -197,10 +197,8 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
             _ => {
                 let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
                 let g = Geometry::parse(self.buf(), payload, t)?;
-                // The container and each of its children cost one: a crafted document
-                // whose containers share a wide child cannot describe more values than it
-                // has bytes (and an arena can allocate the children up front).
-                self.budget.charge(1 + g.count as u64, payload)?;
+                // Charged before the children: an arena may allocate all of them up front.
+                self.budget.charge(Budget::container_cost(g.count), payload)?;
                 match t {
                     tag::ARRAY => {
                         let mut items = T::array_with_capacity(self.arena, g.count);

@@ -48,6 +48,13 @@ impl Budget {
         super::data::text(self.block(buf, payload)?, payload)
     }
 
+    /// Cost of visiting a container of `count` children: one for it and one per child, so
+    /// that a wide child shared by many slots costs as much as the values it describes.
+    #[inline]
+    pub fn container_cost(count: usize) -> u64 {
+        1 + count as u64
+    }
+
     /// Cost of a string, bytes or bignum block of `len` content bytes.
     #[inline]
     pub fn block_cost(len: usize) -> u64 {

@@ -246,9 +246,7 @@ impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
     fn container(&mut self, t: u8, payload: u64, depth_left: usize) -> Result<()> {
         let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
         let g = Geometry::parse(self.buf(), payload, t)?;
-        // The container and each child cost one (as in decode): a wide child shared by
-        // many slots cannot make the text quadratic in the document.
-        self.budget.charge(1 + g.count as u64, payload)?;
+        self.budget.charge(Budget::container_cost(g.count), payload)?;
         let (open, close) = if t == tag::ARRAY { (b'[', b']') } else { (b'{', b'}') };
         self.out.push(open);
         for i in 0..g.count {
