@@ -1,7 +1,8 @@
 //! Profiling aid: serde to_vec of a small and a big workbook-like struct, or of a
 //! GraphQL-response-like struct (strings and nested records, as the bench's `graphql`
 //! model), N times; `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
-//! `criteo-de` deserializes the bench's small workbook model (Criteo's, seed 004) N times.
+//! `criteo` serializes and `criteo-de` deserializes the bench's small workbook model
+//! (Criteo's, seed 004) N times.
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -108,6 +109,9 @@ fn main() {
     } else if mode == "graphql-de" {
         let bytes = leafwire::to_vec(&graphql(100)).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<GraphQl>(&bytes).unwrap().data.orders.len(); }
+    } else if mode == "criteo" {
+        let w = criteo_small();
+        for _ in 0..n { total += leafwire::to_vec(&w).unwrap().len(); }
     } else if mode == "graphql" {
         let g = graphql(100);
         for _ in 0..n { total += leafwire::to_vec(&g).unwrap().len(); }

@@ -294,6 +294,15 @@ impl TypedArray {
         &self.0.shape
     }
 
+    /// The shape as the format writes it (u64 dimensions): borrowed where `usize` is
+    /// 64 bits, so writers pay no allocation per array.
+    pub(crate) fn shape_u64(&self) -> std::borrow::Cow<'_, [u64]> {
+        #[cfg(target_pointer_width = "64")]
+        return std::borrow::Cow::Borrowed(bytemuck::cast_slice(&self.0.shape));
+        #[cfg(not(target_pointer_width = "64"))]
+        return std::borrow::Cow::Owned(self.0.shape.iter().map(|&d| d as u64).collect());
+    }
+
     pub fn data(&self) -> &TypedData {
         &self.0.data
     }

@@ -208,7 +208,7 @@ impl Source for Builder {
         let t = &self.typed[child.value as usize];
         TypedBlock {
             element: t.element,
-            shape: t.shape.iter().copied().collect(),
+            shape: Cow::Borrowed(&t.shape),
             data: Cow::Borrowed(&self.tdata[t.data.clone()]),
             mask: t.mask.clone().map(|m| Cow::Owned(self.tmask[m].iter().map(|&b| b != 0).collect())),
         }

@@ -356,9 +356,14 @@ fn typed_block_len(element: ElementType, shape: &[u64], masked: bool) -> usize {
 }
 
 /// Where a typed block placed at `at` (relative to an 8-aligned start) ends.
+#[inline]
 pub(crate) fn typed_block_end(at: usize, element: ElementType, shape: &[u64], masked: bool) -> usize {
-    let count = shape.iter().product::<u64>() as usize;
-    let data = c::align(at + typed::header_len(shape.iter().copied()), element.size());
+    // One dimension (most arrays) without the iterators' loops.
+    let (count, header_len) = match *shape {
+        [n] => (n as usize, typed::header_len([n])),
+        _ => (shape.iter().product::<u64>() as usize, typed::header_len(shape.iter().copied())),
+    };
+    let data = c::align(at + header_len, element.size());
     data + count * element.size() + if masked { count.div_ceil(8) } else { 0 }
 }
 

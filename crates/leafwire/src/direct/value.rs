@@ -276,7 +276,7 @@ impl Source for Blocks<'_, '_> {
         let t = self.typed[child.value as usize];
         TypedBlock {
             element: t.element_type(),
-            shape: t.shape().iter().map(|&d| d as u64).collect(),
+            shape: t.shape_u64(),
             data: t.data().le_bytes(),
             mask: t.int_mask().map(Cow::Borrowed),
         }

@@ -12,7 +12,6 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::mem::MaybeUninit;
 
-use smallvec::SmallVec;
 
 use super::{Child, Layout, Levels, Node};
 use crate::error::Result;
@@ -58,7 +57,7 @@ pub trait Source {
 /// A typed array as the writer needs it.
 pub struct TypedBlock<'a> {
     pub element: ElementType,
-    pub shape: SmallVec<[u64; 4]>,
+    pub shape: Cow<'a, [u64]>,
     /// The elements, little-endian.
     pub data: Cow<'a, [u8]>,
     /// One flag per element: whether it is an integer (f64 only, spec §5.2).
@@ -439,11 +438,20 @@ fn write_table_block(child: &Child, source: &impl Source, out: &mut impl Out) ->
 #[inline(never)]
 fn write_typed_block(child: &Child, source: &impl Source, out: &mut impl Out) -> Result<()> {
     let t = source.typed(child);
-    // The header is laid out in a scratch buffer that starts at the same offset modulo 8
-    // as the block, so the element alignment comes out as in the document.
+    // The header and its alignment padding are laid out in a scratch buffer that starts
+    // at the same offset modulo 8 as the block, so the element alignment comes out as in
+    // the document. Most arrays have a rank of 1 or 2: their scratch is small enough that
+    // zeroing it costs no library call.
     let skew = out.position() % 8;
-    let mut head = [0u8; 8 + 2 + 10 * MAX_RANK + 8];
-    let head = &mut head[..skew + typed::header_len(t.shape.iter().copied()) + t.element.size()];
+    let len = skew + typed::header_len(t.shape.iter().copied()) + t.element.size();
+    let mut small = [0u8; 48];
+    let mut large;
+    let head = if len <= small.len() {
+        &mut small[..len]
+    } else {
+        large = [0u8; 8 + 2 + 10 * MAX_RANK + 8];
+        &mut large[..len]
+    };
     let data_at = typed::write_header(head, skew, t.element, &t.shape, t.mask.is_some());
     out.put(&head[skew..data_at])?;
     out.put(&t.data)?;

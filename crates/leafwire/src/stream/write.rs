@@ -358,7 +358,7 @@ impl PlanSink for Frames {
         }
         if root.tag == crate::format::tag::TYPED {
             let block = source.typed(&root);
-            if let ([count], None) = (block.shape.as_slice(), &block.mask) {
+            if let ([count], None) = (&*block.shape, &block.mask) {
                 if fs::is_vector(block.element, *count as usize) {
                     self.vector(block.element, *count as usize, &block.data);
                     return Ok(());
