@@ -7,6 +7,7 @@
 //! callers that want one tree and nothing to manage ([`crate::decode_borrowed`]).
 
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 use smallvec::SmallVec;
 
@@ -60,10 +61,15 @@ impl Arena {
         self.bump.allocated_bytes()
     }
 
-    /// `n` copies of `fill`, to be overwritten in order by the walker.
+    /// Room for `n` values, to be written in order by the walker: left uninitialized, as
+    /// each slot is written exactly once (prefilling cost as much as the writes).
     #[inline]
-    pub(crate) fn slice<T: Copy>(&self, n: usize, fill: T) -> &mut [T] {
-        self.bump.alloc_slice_fill_copy(n, fill)
+    pub(crate) fn uninit_slice<T: Copy>(&self, n: usize) -> &mut [MaybeUninit<T>] {
+        let layout = std::alloc::Layout::array::<T>(n).expect("the walker charged n children to the budget first");
+        let ptr = self.bump.alloc_layout(layout).cast::<MaybeUninit<T>>();
+        // SAFETY: the memory is fresh, sized and aligned for `n` values of `T`, and lives
+        // as long as the arena's borrow; `MaybeUninit` needs no initialization.
+        unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), n) }
     }
 
     /// A typed view, kept for the arena's lifetime.
@@ -141,25 +147,26 @@ impl std::fmt::Debug for Borrowed<'_> {
 
 /// A container being filled by the walker, child by child, in a slice of the arena.
 pub(crate) struct Filling<'a, T> {
-    slots: &'a mut [T],
+    slots: &'a mut [MaybeUninit<T>],
     len: usize,
 }
 
 impl<'a, T: Copy> Filling<'a, T> {
     #[inline]
-    pub fn new(arena: &'a Arena, n: usize, fill: T) -> Filling<'a, T> {
-        Filling { slots: arena.slice(n, fill), len: 0 }
+    pub fn new(arena: &'a Arena, n: usize) -> Filling<'a, T> {
+        Filling { slots: arena.uninit_slice(n), len: 0 }
     }
 
     #[inline(always)]
     pub fn push(&mut self, value: T) {
-        self.slots[self.len] = value;
+        self.slots[self.len].write(value);
         self.len += 1;
     }
 
     /// The children pushed (all of them: the walker pushes one per child or fails).
     pub fn finish(self) -> &'a [T] {
         let Filling { slots, len } = self;
-        &slots[..len]
+        // SAFETY: `push` wrote the first `len` slots; `MaybeUninit<T>` has the layout of `T`.
+        unsafe { &*(&slots[..len] as *const [MaybeUninit<T>] as *const [T]) }
     }
 }

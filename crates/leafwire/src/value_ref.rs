@@ -218,7 +218,7 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     }
     #[inline]
     fn array_with_capacity(arena: &'a Arena, n: usize) -> Items<'a> {
-        Filling::new(arena, n, ValueRef::Null)
+        Filling::new(arena, n)
     }
     #[inline(always)]
     fn array_push(a: &mut Items<'a>, value: Self) {
@@ -229,7 +229,7 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     }
     #[inline]
     fn object_with_capacity(arena: &'a Arena, n: usize) -> Entries<'a> {
-        Filling::new(arena, n, ("", ValueRef::Null))
+        Filling::new(arena, n)
     }
     #[inline(always)]
     fn object_insert(o: &mut Entries<'a>, key: &'a str, value: Self) {
@@ -239,7 +239,7 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
         ValueRef::Object(o.finish())
     }
     fn intmap_with_capacity(arena: &'a Arena, n: usize) -> IntEntries<'a> {
-        Filling::new(arena, n, (0, ValueRef::Null))
+        Filling::new(arena, n)
     }
     fn intmap_insert(m: &mut IntEntries<'a>, key: i64, value: Self) {
         m.push((key, value));
