@@ -220,8 +220,7 @@ impl<'a> Planner<'a> {
                 (tag::INTMAP, index as u64, POINTER)
             }
             Value::Typed(t) => {
-                let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
-                self.levels.add_typed(t.element_type(), &shape, t.int_mask().is_some());
+                self.levels.add_typed(t.element_type(), &t.shape_u64(), t.int_mask().is_some());
                 self.typed.push(t);
                 (tag::TYPED, (self.typed.len() - 1) as u64, POINTER)
             }

@@ -278,7 +278,7 @@ impl Editor {
             }
             Value::Typed(t) => {
                 let pos = self.buf.len();
-                let shape: Vec<u64> = t.shape().iter().map(|&d| d as u64).collect();
+                let shape = t.shape_u64();
                 self.buf.resize(pos + typed::header_len(shape.iter().copied()) + t.element_type().size(), 0);
                 let mask = t.int_mask();
                 let data_at = typed::write_header(&mut self.buf, pos, t.element_type(), &shape, mask.is_some());
