@@ -271,3 +271,36 @@ fn empty_containers_count_for_depth_like_any_other() {
         assert_eq!(root.to_value_ref_in(&arena, 4).unwrap_err().category(), Category::DepthLimit);
     }
 }
+
+/// Encoders guess each object key from the key at the same position of the previous object
+/// of its level: records whose keys change shape, order or level must still be read back
+/// with their own keys, and a repeated key still refused.
+#[test]
+fn records_of_changing_shapes_keep_their_keys() {
+    let mut records = Vec::new();
+    for i in 0..200 {
+        let mut r = serde_json::Map::new();
+        let keys = ["id", "name", "tags", "idx", "nest"];
+        for k in 0..(i % 5 + 1) {
+            let key = keys[(k + i / 7) % keys.len()];
+            let value = if key == "nest" { serde_json::json!({"id": i, "name": [i], "x": {"name": k}}) } else { serde_json::json!(i * 10 + k) };
+            r.insert(key.to_string(), value);
+        }
+        if i % 11 == 0 {
+            r.insert(format!("only{i}"), serde_json::json!(true));
+        }
+        records.push(serde_json::Value::Object(r));
+    }
+    let doc = serde_json::json!({"records": records, "id": "top", "name": {"id": 1}});
+    let text = serde_json::to_vec(&doc).unwrap();
+    // JSON text through the builder, and a Value through the direct encoder.
+    let from_text = leafwire::json::from_json(&text).unwrap();
+    let from_value = leafwire::encode(&leafwire::json::parse(&text).unwrap()).unwrap();
+    for bytes in [&from_text, &from_value] {
+        let back: serde_json::Value = serde_json::from_str(&leafwire::json::to_json(bytes).unwrap()).unwrap();
+        assert_eq!(back, doc);
+    }
+    assert_eq!(from_text, from_value);
+    let repeated = br#"[{"a": 1, "b": 2}, {"a": 1, "a": 2}]"#;
+    assert_eq!(leafwire::json::from_json(repeated).unwrap_err().category(), leafwire::Category::DuplicateKey);
+}

@@ -183,7 +183,13 @@ pub(crate) struct Builder {
     /// stream of records meets the same keys in every message, and would otherwise
     /// allocate and free each of them per message.
     spare_keys: Vec<String>,
+    /// Per nesting level, the key ids of the last object there by position (`key_id_at`).
+    shapes: Vec<Vec<u32>>,
 }
+
+/// Keys past this position of an object are not guessed (a huge object would otherwise
+/// keep a list as long as itself).
+const MAX_SHAPE_KEYS: usize = 256;
 
 /// An entry of the static key cache (address 0 never holds a str, so zeroed entries
 /// never match).
@@ -229,6 +235,7 @@ impl Builder {
             tdata: Vec::new(),
             tmask: Vec::new(),
             dict: IndexSet::default(),
+            shapes: Vec::new(),
             max_depth,
             duplicate_keys: DuplicateKeys::Error,
             static_keys: Vec::new(),
@@ -268,6 +275,37 @@ impl Builder {
                 StaticKey { addr: key.as_ptr() as usize, len, generation: self.static_generation, id };
         }
         id
+    }
+
+    /// Interns the key at `position` of the innermost object, trying first the id of the
+    /// key at that position of the last object of its level: records of one shape repeat
+    /// their keys in order, and a compare costs less than hashing the text. A guess is
+    /// taken only when its text is the key's (an id has one text), so a stale one is
+    /// harmless.
+    #[inline]
+    pub fn key_id_at(&mut self, key: &str, position: usize) -> u64 {
+        let depth = self.frames.len().saturating_sub(1);
+        if let Some(&id) = self.shapes.get(depth).and_then(|s| s.get(position)) {
+            if self.dict.get_index(id as usize).is_some_and(|k| crate::format::dictionary::bytes_eq(k.as_bytes(), key.as_bytes())) {
+                return id as u64;
+            }
+        }
+        let id = self.key_id(key);
+        self.note_shape(depth, position, id as u32);
+        id
+    }
+
+    #[inline(never)]
+    fn note_shape(&mut self, depth: usize, position: usize, id: u32) {
+        if self.shapes.len() <= depth {
+            self.shapes.resize_with(depth + 1, Vec::new);
+        }
+        let shape = &mut self.shapes[depth];
+        if position < shape.len() {
+            shape[position] = id;
+        } else if position == shape.len() && position < MAX_SHAPE_KEYS {
+            shape.push(id);
+        }
     }
 
     /// Interns an object key, returning its provisional id.

@@ -27,6 +27,21 @@ impl<'k> KeyTable<'k> {
         self.intern_hashed(text, hash::key_hash(text))
     }
 
+    /// [`intern`](Self::intern), trying `guess` first: objects of one shape (records of an
+    /// array) repeat their keys in order, and a compare with the key at the same position
+    /// of the previous such object costs less than hashing the text.
+    #[inline]
+    pub fn intern_guessed(&mut self, text: &'k [u8], guess: Option<u32>) -> u32 {
+        if let Some(id) = guess {
+            if let Some(known) = self.texts.get(id as usize) {
+                if crate::format::dictionary::bytes_eq(known, text) {
+                    return id;
+                }
+            }
+        }
+        self.intern(text)
+    }
+
     /// [`intern`](Self::intern) with the key hash already computed.
     #[inline]
     pub fn intern_hashed(&mut self, text: &'k [u8], h: u64) -> u32 {
@@ -151,6 +166,21 @@ mod tests {
         assert_eq!(t.hashes()[3], hash::key_hash(b"key3"));
         t.clear();
         assert_eq!(t.intern(b"other"), 0);
+    }
+
+    #[test]
+    fn a_guess_is_only_taken_when_its_text_matches() {
+        let mut t = KeyTable::default();
+        let (a, b) = (t.intern(b"alpha"), t.intern(b"a longer key than eight bytes"));
+        assert_eq!(t.intern_guessed(b"alpha", Some(a)), a);
+        assert_eq!(t.intern_guessed(b"alpha", Some(b)), a);
+        assert_eq!(t.intern_guessed(b"a longer key than eight bytes", Some(a)), b);
+        assert_eq!(t.intern_guessed(b"alpha", Some(99)), a);
+        // A text that differs from the guess only past its first bytes, or in length.
+        assert_eq!(t.intern_guessed(b"a longer key than eight bytez", Some(b)), 2);
+        assert_eq!(t.intern_guessed(b"alph", Some(a)), 3);
+        assert_eq!(t.intern_guessed(b"fresh", None), 4);
+        assert_eq!(t.len(), 5);
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub(crate) fn plan_value(value: &Value, max_depth: usize, sink: &mut impl super:
 /// Runs `f` with a planner whose lists come from this thread's scratch, and keeps them
 /// for the next call.
 fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl FnOnce(&mut Planner<'a>) -> R) -> R {
-    let (levels, keys, blocks) = SCRATCH.take();
+    let (levels, keys, blocks, shapes) = SCRATCH.take();
     let mut planner = Planner {
         levels,
         keys: keys.recycle(),
@@ -43,13 +43,17 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
         packed: Vec::new(),
         pack,
         max_depth,
+        shapes,
     };
     let bytes = f(&mut planner);
-    let Planner { mut levels, keys, blocks, .. } = planner;
+    let Planner { mut levels, keys, blocks, mut shapes, .. } = planner;
     let blocks_size = blocks.capacity() * size_of::<&[u8]>();
-    if levels.heap_size() + keys.heap_size() + blocks_size <= SCRATCH_LIMIT {
+    let shapes_size: usize = shapes.iter().map(|s| s.capacity() * size_of::<u32>()).sum();
+    if levels.heap_size() + keys.heap_size() + blocks_size + shapes_size <= SCRATCH_LIMIT {
         levels.clear();
-        SCRATCH.set((levels, keys.recycle(), reuse_slices(blocks)));
+        // The guesses of one document are no better than none for the next.
+        shapes.iter_mut().for_each(Vec::clear);
+        SCRATCH.set((levels, keys.recycle(), reuse_slices(blocks), shapes));
     }
     bytes
 }
@@ -57,7 +61,7 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
 thread_local! {
     /// The planner's lists, kept between calls (per thread) so that a document does not
     /// pay for growing them again; dropped when they pass `SCRATCH_LIMIT` bytes.
-    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>, Vec<&'static [u8]>)> = std::cell::Cell::new(Default::default());
+    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>, Vec<&'static [u8]>, Vec<Vec<u32>>)> = std::cell::Cell::new(Default::default());
 }
 
 const SCRATCH_LIMIT: usize = 16 << 20;
@@ -76,6 +80,9 @@ struct Planner<'a> {
     packed: Vec<Vec<u8>>,
     pack: Option<&'a PackOptions>,
     max_depth: usize,
+    /// Per nesting level, the key ids of the last object met there, by position: the
+    /// guesses for the next object's keys (`KeyTable::intern_guessed`).
+    shapes: Vec<Vec<u32>>,
 }
 
 impl<'a> Planner<'a> {
@@ -199,11 +206,19 @@ impl<'a> Planner<'a> {
                 let mut node = self.open(tag::OBJECT, map.len(), depth)?;
                 let index = self.levels.open(node, depth);
                 let entries = map.as_slice();
+                if self.shapes.len() <= depth {
+                    self.shapes.resize_with(depth + 1, Vec::new);
+                }
                 for (i, (k, item)) in entries.iter().enumerate() {
                     if let Some((ahead, _)) = entries.get(i + KEY_PREFETCH_AHEAD) {
                         super::prefetch(ahead.as_ptr());
                     }
-                    let id = self.keys.intern(k.as_bytes());
+                    let guess = self.shapes[depth].get(i).copied();
+                    let id = self.keys.intern_guessed(k.as_bytes(), guess);
+                    match self.shapes[depth].get_mut(i) {
+                        Some(slot) => *slot = id,
+                        None => self.shapes[depth].push(id),
+                    }
                     self.child(item, id as u64, depth, &mut node)?;
                 }
                 self.levels.close(depth, index, node);
@@ -324,6 +339,7 @@ mod tests {
             packed: Vec::new(),
             pack: None,
             max_depth: 128,
+            shapes: Vec::new(),
         };
         let (tag, v, _) = planner.visit(&value, 0).unwrap();
         let root = Child { tag, key: 0, value: v };

@@ -87,12 +87,14 @@ fn value(j: &mut Jiter<'_>, b: &mut Builder, peek: Peek, key: u64, progress: &mu
         }
         Peek::Object => {
             b.open(FrameKind::Object)?;
-            let mut next = ok!(j.known_object()).map(|k| b.key_id(k));
+            let mut next = ok!(j.known_object()).map(|k| b.key_id_at(k, 0));
+            let mut position = 0;
             while let Some(id) = next {
                 let p = ok!(j.peek());
                 value(j, b, p, id, progress)?;
                 progress.at(j.current_index());
-                next = ok!(j.next_key()).map(|k| b.key_id(k));
+                position += 1;
+                next = ok!(j.next_key()).map(|k| b.key_id_at(k, position));
             }
             b.close(key)
         }
