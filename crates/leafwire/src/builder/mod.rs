@@ -591,12 +591,20 @@ impl Builder {
     /// elements) is only a compare and a copy.
     #[inline(always)]
     pub fn push_num(&mut self, key: u64, t: ElementType, bits: u64) -> Result<()> {
-        if let Some(Frame { run: Run::Numbers { t: run_t, count, .. }, .. }) = self.frames.last_mut() {
-            if *run_t == t {
+        match self.frames.last_mut() {
+            Some(Frame { run: Run::Numbers { t: run_t, count, .. }, .. }) if *run_t == t => {
                 *count += 1;
                 self.put_element(t, bits);
                 return Ok(());
             }
+            // The first number of a serde sequence starts its run (what `push` would do
+            // through `extend_run`, without its checks).
+            Some(Frame { run: run @ Run::Empty, .. }) => {
+                *run = Run::Numbers { t, data_start: self.tdata.len(), count: 1 };
+                self.put_element(t, bits);
+                return Ok(());
+            }
+            _ => {}
         }
         if self.takes_direct(key)? {
             let (tag, value, need) = num_slot(NumTy::Exact(t), bits);
