@@ -1,6 +1,7 @@
 //! Profiling aid: serde to_vec of a small and a big workbook-like struct, or of a
 //! GraphQL-response-like struct (strings and nested records, as the bench's `graphql`
-//! model), N times; `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
+//! model), N times (`graphql-json`: the same records as a `serde_json::Value`);
+//! `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
 //! `criteo` serializes and `criteo-de` deserializes the bench's small workbook model
 //! (Criteo's, seed 004) N times.
 use serde::{Deserialize, Serialize};
@@ -112,6 +113,10 @@ fn main() {
     } else if mode == "criteo" {
         let w = criteo_small();
         for _ in 0..n { total += leafwire::to_vec(&w).unwrap().len(); }
+    } else if mode == "graphql-json" {
+        // The same records as a `serde_json::Value`: maps with string keys, not structs.
+        let v = serde_json::to_value(graphql(100)).unwrap();
+        for _ in 0..n { total += leafwire::to_vec(&v).unwrap().len(); }
     } else if mode == "graphql" {
         let g = graphql(100);
         for _ in 0..n { total += leafwire::to_vec(&g).unwrap().len(); }

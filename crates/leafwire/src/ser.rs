@@ -40,11 +40,13 @@ pub(crate) struct Compound<'b> {
     /// Maps open their container at the first key, when its kind is known.
     opened: bool,
     intmap: bool,
+    /// Maps: the keys met so far (the position of the next, for the builder's key guess).
+    entries: usize,
 }
 
 impl<'b> Compound<'b> {
     fn new(b: &'b mut Builder, key: u64, variant: Option<u64>, opened: bool) -> Compound<'b> {
-        Compound { b, key, variant, next_key: None, opened, intmap: false }
+        Compound { b, key, variant, next_key: None, opened, intmap: false, entries: 0 }
     }
 
     fn end_all(self) -> Result<()> {
@@ -230,7 +232,10 @@ impl ser::SerializeMap for Compound<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        let k = key.serialize(KeySerializer { b: &mut *self.b })?;
+        // The map's level: its container opens at the first key.
+        let depth = self.b.depth() - usize::from(self.opened);
+        let k = key.serialize(KeySerializer { b: &mut *self.b, depth, position: self.entries })?;
+        self.entries += 1;
         let kind = match k {
             MapKey::Str(_) => FrameKind::Object,
             MapKey::Int(_) => FrameKind::IntMap,
@@ -291,6 +296,9 @@ enum MapKey {
 /// a `serde_json::Value` pays one per key otherwise).
 struct KeySerializer<'b> {
     b: &'b mut Builder,
+    /// The map's nesting level and the key's position in it.
+    depth: usize,
+    position: usize,
 }
 
 fn key_error() -> Error {
@@ -345,7 +353,7 @@ impl ser::Serializer for KeySerializer<'_> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> Result<MapKey> {
-        Ok(MapKey::Str(self.b.key_id(v)))
+        Ok(MapKey::Str(self.b.key_id_guessed(v, self.depth, self.position)))
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<MapKey> {
         Err(key_error())

@@ -301,6 +301,10 @@ fn records_of_changing_shapes_keep_their_keys() {
         assert_eq!(back, doc);
     }
     assert_eq!(from_text, from_value);
+    // And serde maps with string keys (a `serde_json::Value`), through the builder.
+    let from_serde = leafwire::to_vec(&doc).unwrap();
+    let back: serde_json::Value = serde_json::from_str(&leafwire::json::to_json(&from_serde).unwrap()).unwrap();
+    assert_eq!(back, doc);
     let repeated = br#"[{"a": 1, "b": 2}, {"a": 1, "a": 2}]"#;
     assert_eq!(leafwire::json::from_json(repeated).unwrap_err().category(), leafwire::Category::DuplicateKey);
 }

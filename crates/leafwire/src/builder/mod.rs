@@ -277,6 +277,11 @@ impl Builder {
         id
     }
 
+    /// How many containers are open.
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
     /// Interns the key at `position` of the innermost object, trying first the id of the
     /// key at that position of the last object of its level: records of one shape repeat
     /// their keys in order, and a compare costs less than hashing the text. A guess is
@@ -284,7 +289,13 @@ impl Builder {
     /// harmless.
     #[inline]
     pub fn key_id_at(&mut self, key: &str, position: usize) -> u64 {
-        let depth = self.frames.len().saturating_sub(1);
+        self.key_id_guessed(key, self.frames.len().saturating_sub(1), position)
+    }
+
+    /// [`Builder::key_id_at`] for a key of an object at nesting level `depth` that may not
+    /// be open yet (a serde map opens at its first key, once the key's kind is known).
+    #[inline]
+    pub fn key_id_guessed(&mut self, key: &str, depth: usize, position: usize) -> u64 {
         if let Some(&id) = self.shapes.get(depth).and_then(|s| s.get(position)) {
             if self.dict.get_index(id as usize).is_some_and(|k| crate::format::dictionary::bytes_eq(k.as_bytes(), key.as_bytes())) {
                 return id as u64;
