@@ -20,7 +20,7 @@ use emit::{note_child, num_slot};
 mod spare;
 
 use crate::blocks::Blocks;
-use crate::direct::{too_many_children, Child, Levels, Node, POINTER};
+use crate::direct::{too_many_children, Child, KeyGuesses, Levels, Node, POINTER};
 use crate::error::{Category, Error, Result};
 use crate::format::{tag, varint_len, ElementType, MAX_RANK};
 
@@ -183,13 +183,9 @@ pub(crate) struct Builder {
     /// stream of records meets the same keys in every message, and would otherwise
     /// allocate and free each of them per message.
     spare_keys: Vec<String>,
-    /// Per nesting level, the key ids of the last object there by position (`key_id_at`).
-    shapes: Vec<Vec<u32>>,
+    /// The guesses for object keys (`key_id_at`).
+    shapes: KeyGuesses,
 }
-
-/// Keys past this position of an object are not guessed (a huge object would otherwise
-/// keep a list as long as itself).
-const MAX_SHAPE_KEYS: usize = 256;
 
 /// An entry of the static key cache (address 0 never holds a str, so zeroed entries
 /// never match).
@@ -235,7 +231,7 @@ impl Builder {
             tdata: Vec::new(),
             tmask: Vec::new(),
             dict: IndexSet::default(),
-            shapes: Vec::new(),
+            shapes: KeyGuesses::default(),
             max_depth,
             duplicate_keys: DuplicateKeys::Error,
             static_keys: Vec::new(),
@@ -282,11 +278,8 @@ impl Builder {
         self.frames.len()
     }
 
-    /// Interns the key at `position` of the innermost object, trying first the id of the
-    /// key at that position of the last object of its level: records of one shape repeat
-    /// their keys in order, and a compare costs less than hashing the text. A guess is
-    /// taken only when its text is the key's (an id has one text), so a stale one is
-    /// harmless.
+    /// Interns the key at `position` of the innermost object, trying the guess of
+    /// [`KeyGuesses`] first.
     #[inline]
     pub fn key_id_at(&mut self, key: &str, position: usize) -> u64 {
         self.key_id_guessed(key, self.frames.len().saturating_sub(1), position)
@@ -296,27 +289,14 @@ impl Builder {
     /// be open yet (a serde map opens at its first key, once the key's kind is known).
     #[inline]
     pub fn key_id_guessed(&mut self, key: &str, depth: usize, position: usize) -> u64 {
-        if let Some(&id) = self.shapes.get(depth).and_then(|s| s.get(position)) {
+        if let Some(id) = self.shapes.guess(depth, position) {
             if self.dict.get_index(id as usize).is_some_and(|k| crate::format::dictionary::bytes_eq(k.as_bytes(), key.as_bytes())) {
                 return id as u64;
             }
         }
         let id = self.key_id(key);
-        self.note_shape(depth, position, id as u32);
+        self.shapes.note(depth, position, id as u32);
         id
-    }
-
-    #[inline(never)]
-    fn note_shape(&mut self, depth: usize, position: usize, id: u32) {
-        if self.shapes.len() <= depth {
-            self.shapes.resize_with(depth + 1, Vec::new);
-        }
-        let shape = &mut self.shapes[depth];
-        if position < shape.len() {
-            shape[position] = id;
-        } else if position == shape.len() && position < MAX_SHAPE_KEYS {
-            shape.push(id);
-        }
     }
 
     /// Interns an object key, returning its provisional id.

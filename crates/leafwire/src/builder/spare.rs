@@ -79,6 +79,6 @@ impl Builder {
             + self.tmask.capacity()
             + self.typed.capacity() * size_of::<super::TypedItem>()
             + self.dict.capacity() * 32
-            + self.shapes.iter().map(|s| s.capacity() * 4).sum::<usize>()
+            + self.shapes.heap_size()
     }
 }

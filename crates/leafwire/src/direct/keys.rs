@@ -27,9 +27,7 @@ impl<'k> KeyTable<'k> {
         self.intern_hashed(text, hash::key_hash(text))
     }
 
-    /// [`intern`](Self::intern), trying `guess` first: objects of one shape (records of an
-    /// array) repeat their keys in order, and a compare with the key at the same position
-    /// of the previous such object costs less than hashing the text.
+    /// [`intern`](Self::intern), trying `guess` first (see [`KeyGuesses`]).
     #[inline]
     pub fn intern_guessed(&mut self, text: &'k [u8], guess: Option<u32>) -> u32 {
         if let Some(id) = guess {
@@ -149,6 +147,56 @@ pub(crate) fn reuse_slices<'j, T>(mut list: Vec<&[T]>) -> Vec<&'j [T]> {
 #[inline(always)]
 fn same_key(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && (a.len() <= 8 || crate::format::dictionary::bytes_eq(a, b))
+}
+
+/// Per nesting level, the key ids of the last object met there, by position: the guesses
+/// for the next object's keys. Records of one shape repeat their keys in order, and a
+/// compare with the guess's text costs less than hashing the key. A caller takes a guess
+/// only when its text is the key's (an id has one text), so a stale one is harmless.
+#[derive(Default)]
+pub(crate) struct KeyGuesses(Vec<Vec<u32>>);
+
+/// Keys past this position of an object are not guessed (a huge object would otherwise
+/// keep a list as long as itself).
+const MAX_GUESSED_KEYS: usize = 256;
+
+impl KeyGuesses {
+    /// The id of the key at `position` of the last object at level `depth`.
+    #[inline(always)]
+    pub fn guess(&self, depth: usize, position: usize) -> Option<u32> {
+        self.0.get(depth).and_then(|s| s.get(position)).copied()
+    }
+
+    /// Notes `id` as the key at `position` of the object at level `depth` (after a guess
+    /// missed: a hit is already there). Records that vary miss often: the common case, a
+    /// position already in the list, is a store in line.
+    #[inline(always)]
+    pub fn note(&mut self, depth: usize, position: usize, id: u32) {
+        match self.0.get_mut(depth).and_then(|keys| keys.get_mut(position)) {
+            Some(slot) => *slot = id,
+            None => self.extend(depth, position, id),
+        }
+    }
+
+    #[inline(never)]
+    fn extend(&mut self, depth: usize, position: usize, id: u32) {
+        if self.0.len() <= depth {
+            self.0.resize_with(depth + 1, Vec::new);
+        }
+        let keys = &mut self.0[depth];
+        if position == keys.len() && position < MAX_GUESSED_KEYS {
+            keys.push(id);
+        }
+    }
+
+    /// Forgets the guesses (a new document's ids differ), keeping the memory.
+    pub fn clear(&mut self) {
+        self.0.iter_mut().for_each(Vec::clear);
+    }
+
+    pub fn heap_size(&self) -> usize {
+        self.0.iter().map(|s| s.capacity() * size_of::<u32>()).sum()
+    }
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod value;
 mod write;
 
 pub use keys::KeyTable;
+pub(crate) use keys::KeyGuesses;
 pub use tree::plan_to_value;
 pub(crate) use tree::ValueSink;
 pub(crate) use value::{encode_value, plan_value};

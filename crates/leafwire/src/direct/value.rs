@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::keys::reuse_slices;
+use super::keys::{reuse_slices, KeyGuesses};
 use super::{too_many_children, write_document, Child, KeyTable, Keys, Levels, Node, Source, TypedBlock, POINTER};
 use crate::error::{Category, Error, Result};
 use crate::format::header;
@@ -48,11 +48,9 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
     let bytes = f(&mut planner);
     let Planner { mut levels, keys, blocks, mut shapes, .. } = planner;
     let blocks_size = blocks.capacity() * size_of::<&[u8]>();
-    let shapes_size: usize = shapes.iter().map(|s| s.capacity() * size_of::<u32>()).sum();
-    if levels.heap_size() + keys.heap_size() + blocks_size + shapes_size <= SCRATCH_LIMIT {
+    if levels.heap_size() + keys.heap_size() + blocks_size + shapes.heap_size() <= SCRATCH_LIMIT {
         levels.clear();
-        // The guesses of one document are no better than none for the next.
-        shapes.iter_mut().for_each(Vec::clear);
+        shapes.clear();
         SCRATCH.set((levels, keys.recycle(), reuse_slices(blocks), shapes));
     }
     bytes
@@ -61,7 +59,7 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
 thread_local! {
     /// The planner's lists, kept between calls (per thread) so that a document does not
     /// pay for growing them again; dropped when they pass `SCRATCH_LIMIT` bytes.
-    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>, Vec<&'static [u8]>, Vec<Vec<u32>>)> = std::cell::Cell::new(Default::default());
+    static SCRATCH: std::cell::Cell<(Levels, KeyTable<'static>, Vec<&'static [u8]>, KeyGuesses)> = std::cell::Cell::new(Default::default());
 }
 
 const SCRATCH_LIMIT: usize = 16 << 20;
@@ -80,9 +78,8 @@ struct Planner<'a> {
     packed: Vec<Vec<u8>>,
     pack: Option<&'a PackOptions>,
     max_depth: usize,
-    /// Per nesting level, the key ids of the last object met there, by position: the
-    /// guesses for the next object's keys (`KeyTable::intern_guessed`).
-    shapes: Vec<Vec<u32>>,
+    /// The guesses for object keys (`KeyTable::intern_guessed`).
+    shapes: KeyGuesses,
 }
 
 impl<'a> Planner<'a> {
@@ -206,18 +203,14 @@ impl<'a> Planner<'a> {
                 let mut node = self.open(tag::OBJECT, map.len(), depth)?;
                 let index = self.levels.open(node, depth);
                 let entries = map.as_slice();
-                if self.shapes.len() <= depth {
-                    self.shapes.resize_with(depth + 1, Vec::new);
-                }
                 for (i, (k, item)) in entries.iter().enumerate() {
                     if let Some((ahead, _)) = entries.get(i + KEY_PREFETCH_AHEAD) {
                         super::prefetch(ahead.as_ptr());
                     }
-                    let guess = self.shapes[depth].get(i).copied();
+                    let guess = self.shapes.guess(depth, i);
                     let id = self.keys.intern_guessed(k.as_bytes(), guess);
-                    match self.shapes[depth].get_mut(i) {
-                        Some(slot) => *slot = id,
-                        None => self.shapes[depth].push(id),
+                    if guess != Some(id) {
+                        self.shapes.note(depth, i, id);
                     }
                     self.child(item, id as u64, depth, &mut node)?;
                 }
@@ -339,7 +332,7 @@ mod tests {
             packed: Vec::new(),
             pack: None,
             max_depth: 128,
-            shapes: Vec::new(),
+            shapes: KeyGuesses::default(),
         };
         let (tag, v, _) = planner.visit(&value, 0).unwrap();
         let root = Child { tag, key: 0, value: v };
