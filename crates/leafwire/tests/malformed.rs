@@ -421,3 +421,34 @@ fn invalid_utf8_in_a_string_is_an_error_at_its_block() {
         }
     }
 }
+
+/// A lookup in an indexed object follows the index's entries to candidate children and
+/// checks each one's key text: an entry naming no child is an error at the object, not a
+/// panic or a wrong value, and an intact index finds every key and no other.
+#[test]
+fn an_index_naming_no_child_is_an_error_at_its_object() {
+    let text: String = format!("{{{}}}", (0..10).map(|i| format!("\"key{i}\": {i}")).collect::<Vec<_>>().join(", "));
+    let bytes = leafwire::json::from_json(text.as_bytes()).unwrap();
+    let doc = Document::open(&bytes).unwrap();
+    for i in 0..10 {
+        assert_eq!(doc.pointer(&format!("/key{i}")).unwrap().as_i64().unwrap(), i);
+    }
+    assert!(doc.pointer("/key10").is_err());
+    assert!(doc.pointer("/key").is_err());
+
+    let raw = leafwire::raw::RawDocument::open(&bytes).unwrap();
+    let (root_tag, root) = raw.root();
+    let object = raw.container(root_tag, root).unwrap();
+    // Ten children: a 32-entry index of one byte each follows the slots (spec §4.1).
+    let index_at = object.slots().as_ptr() as usize - bytes.as_ptr() as usize + object.slots().len();
+    let mut damaged = bytes.clone();
+    for entry in &mut damaged[index_at..index_at + 32] {
+        if *entry != 0 {
+            *entry = 0xF0;
+        }
+    }
+    let doc = Document::open(&damaged).unwrap();
+    let err = doc.pointer("/key3").unwrap_err();
+    assert_eq!(err.category(), leafwire::Category::Malformed, "{err}");
+    assert_eq!(err.offset(), Some(root), "{err}");
+}

@@ -66,6 +66,16 @@ impl Geometry {
     /// the general path, with checked arithmetic.
     #[inline(always)]
     pub fn parse(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
+        match Self::parse_plain(buf, offset, t) {
+            Some(g) => Ok(g),
+            None => Self::parse_general(buf, offset, t),
+        }
+    }
+
+    /// The common case of [`Geometry::parse`] alone: `None` for every block it does not
+    /// cover, which the general parser then reads (and refuses, if malformed).
+    #[inline(always)]
+    pub(crate) fn parse_plain(buf: &[u8], offset: u64, t: u8) -> Option<Geometry> {
         if offset >= HEADER_LEN as u64 && offset < (buf.len() as u64).saturating_sub(1) {
             let pos = offset as usize;
             let (layout_byte, first) = (buf[pos], buf[pos + 1] as usize);
@@ -81,11 +91,11 @@ impl Geometry {
                 // is below `buf.len()`: the parts are placed without overflow checks.
                 let g = shape.place::<Plain>(pos, header_len).expect("plain arithmetic always places");
                 if g.end <= buf.len() {
-                    return Ok(g);
+                    return Some(g);
                 }
             }
         }
-        Self::parse_general(buf, offset, t)
+        None
     }
 
     /// Whether the block at `offset` is an empty container of tag `t` with a one-byte count
@@ -110,7 +120,7 @@ impl Geometry {
 
     #[cold]
     #[inline(never)]
-    fn parse_general(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
+    pub(crate) fn parse_general(buf: &[u8], offset: u64, t: u8) -> Result<Geometry> {
         let pos = usize::try_from(offset).ok().filter(|&p| p >= HEADER_LEN && p < buf.len())
             .ok_or_else(|| Error::malformed(offset, format!("container offset {offset} outside the document")))?;
         let layout_byte = buf[pos];
@@ -213,12 +223,30 @@ impl Geometry {
             }
             return Ok((0..self.count).find(|&i| self.key(buf, i) == key));
         }
-        hash::probe(self.index_bytes(buf), self.index_entry as usize, hash, |i| {
-            if i >= self.count {
-                return Err(Error::malformed(self.pos as u64, format!("hash index names child {i} of {}", self.count)));
+        self.probe_index(buf, hash, |i| Ok(self.key(buf, i) == key))
+    }
+
+    /// The child the hash index names for `hash` whose key `matches` (the index must be
+    /// present); each candidate named is checked to be a child first.
+    #[inline(always)]
+    pub fn probe_index(&self, buf: &[u8], hash: u64, mut matches: impl FnMut(usize) -> Result<bool>) -> Result<Option<usize>> {
+        for candidate in self.index_candidates(buf, hash) {
+            let i = candidate?;
+            if matches(i)? {
+                return Ok(Some(i));
             }
-            Ok(self.key(buf, i) == key)
-        })
+        }
+        Ok(None)
+    }
+
+    /// The children the hash index names for `hash`, in probe order (the index must be
+    /// present): an error for an entry naming no child.
+    #[inline(always)]
+    pub fn index_candidates<'b>(&self, buf: &'b [u8], hash: u64) -> impl Iterator<Item = Result<usize>> + 'b {
+        debug_assert!(self.has_index());
+        let (pos, count) = (self.pos, self.count);
+        hash::probe_sequence(self.index_bytes(buf), self.index_entry as usize, hash)
+            .map(move |i| if i < count { Ok(i) } else { Err(index_names_no_child(pos, i, count)) })
     }
 
     /// Writes child `i`'s tag, key (objects, intmaps) and slot payload.
@@ -232,6 +260,11 @@ impl Geometry {
         let w = self.width as usize;
         write_uint(buf, self.slots_at + i * w, w, payload);
     }
+}
+
+#[cold]
+fn index_names_no_child(pos: usize, i: usize, count: usize) -> Error {
+    Error::malformed(pos as u64, format!("hash index names child {i} of {count}"))
 }
 
 #[cold]

@@ -33,16 +33,15 @@ pub fn layout(pos: usize, capacity: usize, bytes_capacity: usize, table_size: us
 
 impl Dict {
     /// Parses the dictionary at `pos` (0: none) and proves the whole block lies inside `buf`.
+    #[inline]
     pub fn parse(buf: &[u8], pos: u64) -> Result<Dict> {
         if pos == 0 {
             return Ok(Dict::default());
         }
-        let malformed = |what: &str| Error::malformed(pos, format!("key dictionary: {what}"));
-        let pos = usize::try_from(pos).map_err(|_| malformed("offset out of range"))?;
-        if pos % 4 != 0 || pos < HEADER_LEN {
-            return Err(malformed("offset not a multiple of 4 past the header"));
+        match usize::try_from(pos) {
+            Ok(pos) if pos % 4 == 0 && pos >= HEADER_LEN => Dict::parse_fields(buf, pos),
+            _ => Err(malformed(pos as usize, "offset not a multiple of 4 past the header")),
         }
-        Dict::parse_fields(buf, pos)
     }
 
     /// The dictionary block at the start of `buf`, a buffer of its own: a stream's key
@@ -51,24 +50,24 @@ impl Dict {
         Dict::parse_fields(buf, 0)
     }
 
+    #[inline]
     fn parse_fields(buf: &[u8], pos: usize) -> Result<Dict> {
-        let malformed = |what: &str| Error::malformed(pos as u64, format!("key dictionary: {what}"));
         let Some(fields) = pos.checked_add(16).and_then(|end| buf.get(pos..end)) else {
-            return Err(malformed("truncated"));
+            return Err(malformed(pos, "truncated"));
         };
         let field = |i: usize| u32::from_le_bytes(fields[4 * i..4 * i + 4].try_into().unwrap());
         let (count, capacity, bytes_capacity, table_size) = (field(0), field(1), field(2), field(3));
         if count > capacity {
-            return Err(malformed("count exceeds capacity"));
+            return Err(malformed(pos, "count exceeds capacity"));
         }
         if !hash::is_dictionary_table_size(table_size as u64, capacity as u64) {
-            return Err(malformed("hash table size is neither 0 nor a power of two at least 2 and twice the capacity"));
+            return Err(malformed(pos, "hash table size is neither 0 nor a power of two at least 2 and twice the capacity"));
         }
         match layout(pos, capacity as usize, bytes_capacity as usize, table_size as usize) {
             Some((offsets_at, bytes_at, table_at, end)) if end <= buf.len() => {
                 Ok(Dict { offsets_at, bytes_at, table_at, count, capacity, bytes_capacity, table_size })
             }
-            _ => Err(malformed("extends past the end of the document")),
+            _ => Err(malformed(pos, "extends past the end of the document")),
         }
     }
 
@@ -170,10 +169,15 @@ impl Dict {
     /// Whether key `id` is `key` (the id and offsets checked); the lengths are compared
     /// before any byte is.
     #[inline(always)]
-    fn key_is(&self, buf: &[u8], id: u64, key: &[u8]) -> Result<bool> {
+    pub fn key_is(&self, buf: &[u8], id: u64, key: &[u8]) -> Result<bool> {
         let (start, end) = self.key_span(buf, id)?;
         Ok(end - start == key.len() && bytes_eq(&buf[self.bytes_at + start..self.bytes_at + end], key))
     }
+}
+
+#[cold]
+fn malformed(pos: usize, what: &str) -> Error {
+    Error::malformed(pos as u64, format!("key dictionary: {what}"))
 }
 
 #[cold]

@@ -72,6 +72,7 @@ pub fn dictionary_table_size(count: usize) -> usize {
 
 /// Whether `table` is a legal dictionary table size for capacity `capacity` (spec §6):
 /// 0 (no table), or a power of two ≥ max(2, 2·capacity) that fits a u32.
+#[inline]
 pub fn is_dictionary_table_size(table: u64, capacity: u64) -> bool {
     table == 0 || (table.is_power_of_two() && table >= (2 * capacity).max(MIN_TABLE as u64) && table <= u32::MAX as u64)
 }
@@ -102,23 +103,56 @@ pub fn largest_capacity(table: usize, entry: usize) -> usize {
     most
 }
 
+/// The entries met by linear probing from the home bucket of `hash`, each the child index
+/// or key id it names (the entry minus one), up to an empty entry or a full turn. The
+/// caller checks each candidate (its key) in its own loop, inlined where it matters.
+#[inline(always)]
+pub fn probe_sequence(table: &[u8], entry: usize, hash: u64) -> ProbeSequence<'_> {
+    // Entries are 1, 2 or 4 bytes: a shift, not a division.
+    debug_assert!(entry.is_power_of_two());
+    let size = table.len() >> entry.trailing_zeros();
+    let bucket = if size == 0 { 0 } else { home_bucket(hash, size) };
+    ProbeSequence { table, entry, bucket, mask: size.wrapping_sub(1), left: size }
+}
+
+/// See [`probe_sequence`].
+pub struct ProbeSequence<'t> {
+    table: &'t [u8],
+    entry: usize,
+    bucket: usize,
+    mask: usize,
+    left: usize,
+}
+
+impl Iterator for ProbeSequence<'_> {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let e = read_uint(self.table, self.entry, self.bucket) as usize;
+        if e == 0 {
+            self.left = 0;
+            return None;
+        }
+        self.left -= 1;
+        self.bucket = (self.bucket + 1) & self.mask;
+        Some(e - 1)
+    }
+}
+
 /// Finds an entry by linear probing from the home bucket of `hash`: the first entry `e`
 /// (the child index or key id plus one) for which `matches(e - 1)` holds, `Ok(None)` at an
 /// empty entry or after a full turn. `matches` may fail (an entry naming a child that does
 /// not exist): its error is returned.
 #[inline(always)]
 pub fn probe<E>(table: &[u8], entry: usize, hash: u64, mut matches: impl FnMut(usize) -> Result<bool, E>) -> Result<Option<usize>, E> {
-    let size = table.len() / entry;
-    let mut bucket = home_bucket(hash, size);
-    for _ in 0..size {
-        let e = read_uint(table, entry, bucket) as usize;
-        if e == 0 {
-            return Ok(None);
+    for candidate in probe_sequence(table, entry, hash) {
+        if matches(candidate)? {
+            return Ok(Some(candidate));
         }
-        if matches(e - 1)? {
-            return Ok(Some(e - 1));
-        }
-        bucket = (bucket + 1) & (size - 1);
     }
     Ok(None)
 }

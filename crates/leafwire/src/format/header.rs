@@ -24,6 +24,7 @@ pub const FLAG_JOURNAL: u8 = 1;
 
 impl RootRecord {
     /// Parses a record; `None` when it is unused or its CRC does not match.
+    #[inline]
     pub(crate) fn parse(bytes: &[u8]) -> Option<RootRecord> {
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         let crc = u32::from_le_bytes(bytes[44..48].try_into().unwrap());
@@ -63,14 +64,17 @@ impl RootRecord {
 fn crc_holds(bytes: &[u8; RECORD_LEN], crc: u32) -> bool {
     thread_local! {
         // All zeros never passed: generation 0 marks an unused record (spec §2.2).
-        static LAST_PASSED: Cell<[u8; RECORD_LEN]> = const { Cell::new([0; RECORD_LEN]) };
+        static LAST_PASSED: Cell<[u64; RECORD_LEN / 8]> = const { Cell::new([0; RECORD_LEN / 8]) };
     }
-    if LAST_PASSED.with(|last| last.get() == *bytes) {
+    // Compared as words, in registers: a byte-array compare would call memcpy and memcmp.
+    let words: [u64; RECORD_LEN / 8] = std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()));
+    let last = LAST_PASSED.with(Cell::get);
+    if words.iter().zip(&last).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0 {
         return true;
     }
     let holds = record_crc(&bytes[..44]) == crc;
     if holds {
-        LAST_PASSED.with(|last| last.set(*bytes));
+        LAST_PASSED.with(|last| last.set(words));
     }
     holds
 }
@@ -89,32 +93,26 @@ fn record_crc(bytes: &[u8]) -> u32 {
 /// that can be read as it is: one whose last commit was interrupted (its record names a
 /// redo journal, spec §8.5) is refused, since some of its bytes are not written yet.
 /// Owned buffers finish such a commit with [`super::journal::finish`].
+#[inline]
 pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
     let (record, at) = active_record(buf)?;
     if record.journal {
-        return Err(Error::new(Category::Unsupported, "the file's last commit was interrupted and is not finished: open it for editing (or with leafwire.open / MappedFile::open / AlignedBytes::read_file, which finish it in memory) to apply its journal").at(at as u64));
+        return Err(unfinished_commit(at));
     }
     Ok(record)
 }
 
+#[cold]
+fn unfinished_commit(at: usize) -> Error {
+    Error::new(Category::Unsupported, "the file's last commit was interrupted and is not finished: open it for editing (or with leafwire.open / MappedFile::open / AlignedBytes::read_file, which finish it in memory) to apply its journal").at(at as u64)
+}
+
 /// Checks magic, version and flags, and returns the active root record with its position
 /// (`RECORD_A` or `RECORD_B`): errors in a record's fields are reported there.
+#[inline]
 pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
-    if buf.len() < HEADER_LEN {
-        if buf.len() >= 8 && &buf[..8] != MAGIC {
-            return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
-        }
-        return Err(Error::malformed(buf.len() as u64, format!("truncated header: {} bytes, need {HEADER_LEN}", buf.len())));
-    }
-    if &buf[..8] != MAGIC {
-        return Err(Error::malformed(0, "not a Leafwire document (bad magic)"));
-    }
-    if buf[8] != MAJOR_VERSION {
-        return Err(Error::new(Category::Unsupported, format!("format version {}.{} is not supported (this reader reads 1.x)", buf[8], buf[9])).at(8));
-    }
-    let flags = u16::from_le_bytes([buf[10], buf[11]]);
-    if flags & !KNOWN_FLAGS != 0 {
-        return Err(Error::new(Category::Unsupported, format!("unknown feature flags {flags:#06x}")).at(10));
+    if buf.len() < HEADER_LEN || &buf[..8] != MAGIC || buf[8] != MAJOR_VERSION || flags(buf) & !KNOWN_FLAGS != 0 {
+        return Err(bad_header(buf));
     }
     // The valid record of the higher generation is the active one. The record that claims
     // the higher generation is checked first: when its CRC holds, the other cannot win,
@@ -128,29 +126,61 @@ pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     let Some((record, at)) = record_at(first).or_else(|| record_at(second)) else {
         return Err(Error::malformed(RECORD_A as u64, "no valid root record (both unused or failing their CRC)"));
     };
-    if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
-        return Err(Error::malformed(at as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len())));
-    }
-    let flags = buf[at + 41];
-    if flags & !FLAG_JOURNAL != 0 || buf[at + 42..at + 44] != [0, 0] {
-        return Err(Error::new(Category::Unsupported, format!("unknown root record flags {flags:#04x}")).at(at as u64 + 41));
-    }
-    if record.root_tag > tag::LAST {
-        return Err(Error::malformed(at as u64, format!("unknown root tag {:#04x}", record.root_tag)));
-    }
     // Offsets the record holds must point past the header and before `end`; a bad one is
     // the record's fault, and is reported there.
     let inside = |offset: u64| offset >= HEADER_LEN as u64 && offset < record.end;
-    if tag::is_pointer(record.root_tag) && !inside(record.root) {
-        return Err(Error::malformed(at as u64, format!("root offset {} outside the document", record.root)));
-    }
-    if record.dictionary != 0 && !inside(record.dictionary) {
-        return Err(Error::malformed(at as u64, format!("dictionary offset {} outside the document", record.dictionary)));
+    let fits = record.end >= HEADER_LEN as u64
+        && record.end <= buf.len() as u64
+        && buf[at + 41] & !FLAG_JOURNAL == 0
+        && buf[at + 42..at + 44] == [0, 0]
+        && record.root_tag <= tag::LAST
+        && (!tag::is_pointer(record.root_tag) || inside(record.root))
+        && (record.dictionary == 0 || inside(record.dictionary));
+    if !fits {
+        return Err(bad_record(buf, &record, at));
     }
     Ok((record, at))
 }
 
+/// Why the fixed header (magic, version, flags) is refused.
+#[cold]
+fn bad_header(buf: &[u8]) -> Error {
+    if buf.len() < HEADER_LEN {
+        if buf.len() >= 8 && &buf[..8] != MAGIC {
+            return Error::malformed(0, "not a Leafwire document (bad magic)");
+        }
+        return Error::malformed(buf.len() as u64, format!("truncated header: {} bytes, need {HEADER_LEN}", buf.len()));
+    }
+    if &buf[..8] != MAGIC {
+        return Error::malformed(0, "not a Leafwire document (bad magic)");
+    }
+    if buf[8] != MAJOR_VERSION {
+        return Error::new(Category::Unsupported, format!("format version {}.{} is not supported (this reader reads 1.x)", buf[8], buf[9])).at(8);
+    }
+    Error::new(Category::Unsupported, format!("unknown feature flags {:#06x}", flags(buf))).at(10)
+}
+
+/// Why the active record at `at`, whose CRC holds, is refused.
+#[cold]
+fn bad_record(buf: &[u8], record: &RootRecord, at: usize) -> Error {
+    if record.end < HEADER_LEN as u64 || record.end > buf.len() as u64 {
+        return Error::malformed(at as u64, format!("document end {} outside the buffer of {} bytes", record.end, buf.len()));
+    }
+    let flags = buf[at + 41];
+    if flags & !FLAG_JOURNAL != 0 || buf[at + 42..at + 44] != [0, 0] {
+        return Error::new(Category::Unsupported, format!("unknown root record flags {flags:#04x}")).at(at as u64 + 41);
+    }
+    if record.root_tag > tag::LAST {
+        return Error::malformed(at as u64, format!("unknown root tag {:#04x}", record.root_tag));
+    }
+    if tag::is_pointer(record.root_tag) && !(record.root >= HEADER_LEN as u64 && record.root < record.end) {
+        return Error::malformed(at as u64, format!("root offset {} outside the document", record.root));
+    }
+    Error::malformed(at as u64, format!("dictionary offset {} outside the document", record.dictionary))
+}
+
 /// The feature flags of a document whose header has been checked.
+#[inline]
 pub fn flags(doc: &[u8]) -> u16 {
     u16::from_le_bytes([doc[10], doc[11]])
 }

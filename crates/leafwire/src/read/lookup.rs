@@ -25,9 +25,13 @@ pub(crate) fn object_child(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, ke
 
 /// The child under `key`, whose hash (spec §4.2) the caller computed (a prepared pointer
 /// hashes its tokens once).
-#[inline(always)]
+#[inline(never)]
 pub(crate) fn object_child_hashed(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, key: &[u8], hash: u64) -> Result<(u8, u64)> {
-    PreparedObject::parse(buf, offset)?.child_hashed(buf, keys, dict, key, hash)
+    let geometry = match Geometry::parse_plain(buf, offset, tag::OBJECT) {
+        Some(g) => g,
+        None => Geometry::parse_general(buf, offset, tag::OBJECT)?,
+    };
+    PreparedObject { geometry }.child_hashed(buf, keys, dict, key, hash)
 }
 
 /// An object whose header has been read once, for any number of key lookups.
@@ -52,15 +56,30 @@ impl PreparedObject {
         self.child_hashed(buf, keys, dict, key, hash::key_hash(key))
     }
 
-    #[inline]
     /// `keys` holds the dictionary `dict` describes (the document's bytes, or a stream's
     /// key table).
+    #[inline(always)]
     pub fn child_hashed(&self, buf: &[u8], keys: &[u8], dict: &Dict, key: &[u8], hash: u64) -> Result<(u8, u64)> {
         let g = &self.geometry;
-        let Some(id) = dict.find(keys, key, hash)? else {
-            return Err(absent(g.pos, key));
+        let found = if g.has_index() {
+            // The index is keyed by the key's hash (spec §4.1): each candidate it names is
+            // checked by its key's text, so the dictionary's own table is not probed.
+            let mut found = None;
+            for candidate in g.index_candidates(buf, hash) {
+                let i = candidate?;
+                if dict.key_is(keys, g.key(buf, i), key)? {
+                    found = Some(i);
+                    break;
+                }
+            }
+            found
+        } else {
+            match dict.find(keys, key, hash)? {
+                Some(id) => g.find(buf, id, hash)?,
+                None => None,
+            }
         };
-        match g.find(buf, id, hash)? {
+        match found {
             Some(i) => g.child(buf, i),
             None => Err(absent(g.pos, key)),
         }

@@ -38,6 +38,7 @@ pub struct Document<'a> {
 
 impl<'a> Document<'a> {
     /// Checks the header and returns the document; nothing past the header is read.
+    #[inline]
     pub fn open(bytes: &'a [u8]) -> Result<Document<'a>> {
         let record = header::read_header(bytes)?;
         let buf = &bytes[..record.end as usize];
