@@ -24,7 +24,7 @@ pub(crate) fn object_child(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, ke
 }
 
 /// The child under `key`, whose hash (spec §4.2) the caller computed (a prepared pointer
-/// hashes its tokens once).
+/// hashes its tokens once). Out of line: one compact step the walk calls.
 #[inline(never)]
 pub(crate) fn object_child_hashed(buf: &[u8], keys: &[u8], dict: &Dict, offset: u64, key: &[u8], hash: u64) -> Result<(u8, u64)> {
     let geometry = match Geometry::parse_plain(buf, offset, tag::OBJECT) {
@@ -57,14 +57,14 @@ impl PreparedObject {
     }
 
     /// `keys` holds the dictionary `dict` describes (the document's bytes, or a stream's
-    /// key table).
+    /// key table). An indexed object is probed by the key's hash (spec §4.1) and each
+    /// candidate named is checked by its key's text, so the dictionary's own table is not
+    /// probed; a small object's few key ids are scanned for the id the dictionary gives.
     #[inline(always)]
     pub fn child_hashed(&self, buf: &[u8], keys: &[u8], dict: &Dict, key: &[u8], hash: u64) -> Result<(u8, u64)> {
         let g = &self.geometry;
-        let found = if g.has_index() {
-            // The index is keyed by the key's hash (spec §4.1): each candidate it names is
-            // checked by its key's text, so the dictionary's own table is not probed.
-            let mut found = None;
+        let mut found = None;
+        if g.has_index() {
             for candidate in g.index_candidates(buf, hash) {
                 let i = candidate?;
                 if dict.key_is(keys, g.key(buf, i), key)? {
@@ -72,13 +72,9 @@ impl PreparedObject {
                     break;
                 }
             }
-            found
-        } else {
-            match dict.find(keys, key, hash)? {
-                Some(id) => g.find(buf, id, hash)?,
-                None => None,
-            }
-        };
+        } else if let Some(id) = dict.find(keys, key, hash)? {
+            found = g.find(buf, id, hash)?;
+        }
         match found {
             Some(i) => g.child(buf, i),
             None => Err(absent(g.pos, key)),

@@ -155,7 +155,7 @@ impl Document<'_> {
                     (column, Some(row)) => column.cell(row),
                 };
             }
-            node = walk(node, std::iter::once(step)).map_err(|e| e.with_path(pointer))?;
+            node = walk(&node, std::iter::once(step)).map_err(|e| e.with_path(pointer))?;
         }
         node.to_value()
     }

@@ -134,7 +134,7 @@ impl Token for &[u8] {
 impl<'a> Node<'a> {
     /// Resolves a prepared pointer relative to this node.
     pub fn resolve(&self, pointer: &Pointer) -> Result<Node<'a>> {
-        walk(*self, pointer.steps.iter()).map_err(|e| e.with_path(pointer.as_str()))
+        walk(self, pointer.steps.iter()).map_err(|e| e.with_path(pointer.as_str()))
     }
 
     /// Resolves a JSON Pointer (RFC 6901) relative to this node.
@@ -151,7 +151,7 @@ impl<'a> Node<'a> {
         if has_tilde(bytes) {
             return self.resolve(&Pointer::parse(pointer)?);
         }
-        walk(*self, Tokens { rest: Some(&bytes[1..]) }).map_err(|e| e.with_path(pointer))
+        walk(self, Tokens { rest: Some(&bytes[1..]) }).map_err(|e| e.with_path(pointer))
     }
 }
 
@@ -225,9 +225,9 @@ impl<'t> Iterator for Tokens<'t> {
 
 /// Resolves `tokens` from `start`.
 #[inline]
-pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
+pub(super) fn walk<'a, T: Token>(start: &Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
     if start.tag == tag::TYPED {
-        return walk_typed(start, tokens);
+        return walk_typed(*start, tokens);
     }
     let (buf, keys, dict) = (start.buf, start.keys, &start.dict);
     let (mut t, mut payload) = (start.tag, start.payload);
@@ -245,7 +245,7 @@ pub(super) fn walk<'a, T: Token>(start: Node<'a>, mut tokens: impl Iterator<Item
             _ => return Err(cannot_step(start.with(t, payload), token.bytes())),
         };
     }
-    Ok(if t == start.tag && payload == start.payload { start } else { start.with(t, payload) })
+    Ok(if t == start.tag && payload == start.payload { *start } else { start.with(t, payload) })
 }
 
 /// The rest of a walk inside a typed array: the header is read once, each token is an

@@ -40,7 +40,7 @@ impl<'a> Node<'a> {
                 let (column, row) = table_part(node.table()?, step, &mut steps).map_err(|e| e.with_path(pointer))?;
                 return Ok(Some(TablePart { table: node, column, row }));
             }
-            match walk(node, std::iter::once(step)) {
+            match walk(&node, std::iter::once(step)) {
                 Ok(next) => node = next,
                 Err(_) => return Ok(None),
             }
