@@ -152,7 +152,7 @@ impl Dict {
     }
 
     /// The id of the key with these bytes and hash, or `None` if no object uses it.
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, buf: &[u8], key: &[u8], hash: u64) -> Result<Option<u64>> {
         if self.table_size == 0 {
             for id in 0..self.count as u64 {
