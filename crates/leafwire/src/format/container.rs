@@ -221,7 +221,14 @@ impl Geometry {
                     _ => keys.chunks_exact(4).position(|k| u32::from_le_bytes([k[0], k[1], k[2], k[3]]) as u64 == key),
                 });
             }
-            return Ok((0..self.count).find(|&i| self.key(buf, i) == key));
+            // A plain loop: a closure over `self` run out of line would keep the whole
+            // geometry in memory on every caller's path.
+            for i in 0..self.count {
+                if self.key(buf, i) == key {
+                    return Ok(Some(i));
+                }
+            }
+            return Ok(None);
         }
         self.probe_index(buf, hash, |i| Ok(self.key(buf, i) == key))
     }

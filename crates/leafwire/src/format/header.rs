@@ -26,18 +26,18 @@ impl RootRecord {
     /// Parses a record; `None` when it is unused or its CRC does not match.
     #[inline]
     pub(crate) fn parse(bytes: &[u8]) -> Option<RootRecord> {
-        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
-        let crc = u32::from_le_bytes(bytes[44..48].try_into().unwrap());
+        // Six little-endian words: five fields, then tag, flags, two zero bytes and the CRC.
+        let words: [u64; RECORD_LEN / 8] = std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()));
         let record = RootRecord {
-            generation: u64_at(0),
-            root: u64_at(8),
-            dictionary: u64_at(16),
-            end: u64_at(24),
-            garbage: u64_at(32),
-            root_tag: bytes[40],
-            journal: bytes[41] & FLAG_JOURNAL != 0,
+            generation: words[0],
+            root: words[1],
+            dictionary: words[2],
+            end: words[3],
+            garbage: words[4],
+            root_tag: words[5] as u8,
+            journal: (words[5] >> 8) as u8 & FLAG_JOURNAL != 0,
         };
-        (record.generation != 0 && crc_holds(bytes[..RECORD_LEN].try_into().unwrap(), crc)).then_some(record)
+        (record.generation != 0 && crc_holds(&words)).then_some(record)
     }
 
     /// Writes the record, CRC included, into a 48-byte slice.
@@ -55,26 +55,36 @@ impl RootRecord {
     }
 }
 
-/// Whether `crc` (the record's last four bytes) is the CRC-32 of its first 44. The last
+/// Whether the record's CRC (its last four bytes) is the CRC-32 of its first 44. The last
 /// record that passed is remembered per thread, and a record equal to it byte for byte
 /// passes without a CRC: equal bytes have equal CRCs. Reopening one document, the
 /// everyday case (lookups in a mapped file, a served buffer), then costs a 48-byte
 /// comparison instead of a CRC, a fifth of an open.
 #[inline]
-fn crc_holds(bytes: &[u8; RECORD_LEN], crc: u32) -> bool {
-    thread_local! {
-        // All zeros never passed: generation 0 marks an unused record (spec §2.2).
-        static LAST_PASSED: Cell<[u64; RECORD_LEN / 8]> = const { Cell::new([0; RECORD_LEN / 8]) };
-    }
+fn crc_holds(words: &[u64; RECORD_LEN / 8]) -> bool {
     // Compared as words, in registers: a byte-array compare would call memcpy and memcmp.
-    let words: [u64; RECORD_LEN / 8] = std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()));
     let last = LAST_PASSED.with(Cell::get);
-    if words.iter().zip(&last).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0 {
-        return true;
+    words.iter().zip(&last).fold(0, |diff, (a, b)| diff | (a ^ b)) == 0 || crc_computed_holds(words)
+}
+
+thread_local! {
+    /// The last record whose CRC held on this thread. All zeros never passed: generation 0
+    /// marks an unused record (spec §2.2).
+    static LAST_PASSED: Cell<[u64; RECORD_LEN / 8]> = const { Cell::new([0; RECORD_LEN / 8]) };
+}
+
+/// The CRC check itself (the last four bytes against the first 44), out of line: an
+/// everyday open does not reach it. A record that passes is remembered.
+#[cold]
+#[inline(never)]
+fn crc_computed_holds(words: &[u64; RECORD_LEN / 8]) -> bool {
+    let mut bytes = [0u8; RECORD_LEN];
+    for (chunk, word) in bytes.chunks_exact_mut(8).zip(words) {
+        chunk.copy_from_slice(&word.to_le_bytes());
     }
-    let holds = record_crc(&bytes[..44]) == crc;
+    let holds = record_crc(&bytes[..44]) == (words[5] >> 32) as u32;
     if holds {
-        LAST_PASSED.with(|last| last.set(words));
+        LAST_PASSED.with(|last| last.set(*words));
     }
     holds
 }
