@@ -197,7 +197,7 @@ struct Tokens<'t> {
 impl<'t> Iterator for Tokens<'t> {
     type Item = &'t [u8];
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<&'t [u8]> {
         let rest = self.rest?;
         let mut at = 0;
