@@ -40,6 +40,12 @@ impl RootRecord {
         (record.generation != 0 && crc_holds(&words)).then_some(record)
     }
 
+    /// Whether `offset`, held by this record, points past the header and before `end`.
+    #[inline]
+    fn points_inside(&self, offset: u64) -> bool {
+        offset >= HEADER_LEN as u64 && offset < self.end
+    }
+
     /// Writes the record, CRC included, into a 48-byte slice.
     pub fn write(&self, out: &mut [u8]) {
         out[0..8].copy_from_slice(&self.generation.to_le_bytes());
@@ -138,14 +144,13 @@ pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     };
     // Offsets the record holds must point past the header and before `end`; a bad one is
     // the record's fault, and is reported there.
-    let inside = |offset: u64| offset >= HEADER_LEN as u64 && offset < record.end;
     let fits = record.end >= HEADER_LEN as u64
         && record.end <= buf.len() as u64
         && buf[at + 41] & !FLAG_JOURNAL == 0
         && buf[at + 42..at + 44] == [0, 0]
         && record.root_tag <= tag::LAST
-        && (!tag::is_pointer(record.root_tag) || inside(record.root))
-        && (record.dictionary == 0 || inside(record.dictionary));
+        && (!tag::is_pointer(record.root_tag) || record.points_inside(record.root))
+        && (record.dictionary == 0 || record.points_inside(record.dictionary));
     if !fits {
         return Err(bad_record(buf, &record, at));
     }
@@ -193,7 +198,7 @@ fn bad_record(buf: &[u8], record: &RootRecord, at: usize) -> Error {
     if record.root_tag > tag::LAST {
         return Error::malformed(at as u64, format!("unknown root tag {:#04x}", record.root_tag));
     }
-    if tag::is_pointer(record.root_tag) && !(record.root >= HEADER_LEN as u64 && record.root < record.end) {
+    if tag::is_pointer(record.root_tag) && !record.points_inside(record.root) {
         return Error::malformed(at as u64, format!("root offset {} outside the document", record.root));
     }
     Error::malformed(at as u64, format!("dictionary offset {} outside the document", record.dictionary))
