@@ -3,7 +3,8 @@
 //! model), N times (`graphql-json`: the same records as a `serde_json::Value`);
 //! `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
 //! `criteo` serializes and `criteo-de` deserializes the bench's small workbook model
-//! (Criteo's, seed 004) N times.
+//! (Criteo's, seed 004) N times; `geojson` and `geojson-de` do the same with the bench's
+//! countries model, read from the file the `GEOJSON` variable names.
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -97,6 +98,23 @@ fn graphql(orders: usize) -> GraphQl {
     }
 }
 
+/// The shapes of the bench's GeoJSON model (bench/src/trees/model.rs).
+#[derive(Serialize, Deserialize)]
+struct FeatureCollection { #[serde(rename = "type")] kind: String, features: Vec<Feature> }
+#[derive(Serialize, Deserialize)]
+struct Feature { #[serde(rename = "type")] kind: String, properties: Properties, geometry: Geometry }
+#[allow(non_snake_case)]
+#[derive(Serialize, Deserialize)]
+struct Properties { ADMIN: String, ISO_A3: String, ISO_A2: String }
+#[derive(Serialize, Deserialize)]
+struct Geometry { #[serde(rename = "type")] kind: String, coordinates: Vec<Vec<Vec<(f64, f64)>>> }
+
+/// The countries GeoJSON (bench/data), from the file named by the `GEOJSON` variable.
+fn countries() -> FeatureCollection {
+    let path = std::env::var("GEOJSON").expect("GEOJSON names the countries file");
+    serde_json::from_slice(&std::fs::read(path).expect("readable")).expect("a FeatureCollection")
+}
+
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
     let n: usize = std::env::args().nth(2).map_or(1000, |v| v.parse().unwrap());
@@ -117,6 +135,12 @@ fn main() {
         // The same records as a `serde_json::Value`: maps with string keys, not structs.
         let v = serde_json::to_value(graphql(100)).unwrap();
         for _ in 0..n { total += leafwire::to_vec(&v).unwrap().len(); }
+    } else if mode == "geojson" {
+        let c = countries();
+        for _ in 0..n { total += leafwire::to_vec(&c).unwrap().len(); }
+    } else if mode == "geojson-de" {
+        let bytes = leafwire::to_vec(&countries()).unwrap();
+        for _ in 0..n { total += leafwire::from_slice::<FeatureCollection>(&bytes).unwrap().features.len(); }
     } else if mode == "graphql" {
         let g = graphql(100);
         for _ in 0..n { total += leafwire::to_vec(&g).unwrap().len(); }

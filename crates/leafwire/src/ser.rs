@@ -7,7 +7,7 @@
 
 use serde::ser::{self, Serialize};
 
-use crate::builder::{Builder, FrameKind, Item};
+use crate::builder::{Builder, FrameKind, Item, PendingRow};
 use crate::error::{Category, Error, Result};
 use crate::format::ElementType;
 
@@ -42,14 +42,30 @@ pub(crate) struct Compound<'b> {
     intmap: bool,
     /// Maps: the keys met so far (the position of the next, for the builder's key guess).
     entries: usize,
+    /// A sequence written as the next row of its parent's run, with no frame of its own
+    /// while its elements are numbers of one type ([`Builder::begin_row`]).
+    row: Option<PendingRow>,
 }
 
 impl<'b> Compound<'b> {
     fn new(b: &'b mut Builder, key: u64, variant: Option<u64>, opened: bool) -> Compound<'b> {
-        Compound { b, key, variant, next_key: None, opened, intmap: false, entries: 0 }
+        Compound { b, key, variant, next_key: None, opened, intmap: false, entries: 0, row: None }
+    }
+
+    /// A sequence (a tuple, an array, a `Vec`): a pending row of its parent's run where
+    /// the builder allows one, else an opened array.
+    fn seq(b: &'b mut Builder, key: u64) -> Result<Compound<'b>> {
+        let row = b.begin_row();
+        if row.is_none() {
+            b.open_seq()?;
+        }
+        Ok(Compound { row, ..Compound::new(b, key, None, true) })
     }
 
     fn end_all(self) -> Result<()> {
+        if let Some(row) = self.row {
+            return self.b.end_row(self.key, row);
+        }
         if !self.opened {
             self.b.open(FrameKind::Object)?;
         }
@@ -154,8 +170,7 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
         b.close(key)
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'b>> {
-        self.b.open_seq()?;
-        Ok(Compound::new(self.b, self.key, None, true))
+        Compound::seq(self.b, self.key)
     }
     fn serialize_tuple(self, len: usize) -> Result<Compound<'b>> {
         self.serialize_seq(Some(len))
@@ -188,6 +203,9 @@ impl ser::SerializeSeq for Compound<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        if self.row.is_some() {
+            return value.serialize(RowElement { b: &mut *self.b, row: &mut self.row });
+        }
         value.serialize(ValueSerializer { b: &mut *self.b, key: 0 })
     }
     fn end(self) -> Result<()> {
@@ -282,6 +300,115 @@ impl ser::SerializeStructVariant for Compound<'_> {
     }
     fn end(self) -> Result<()> {
         self.end_all()
+    }
+}
+
+/// Serializes an element of a pending row: a number of the row's type is copied to the
+/// row; anything else opens the row's frame ([`Builder::open_pending`]) and is serialized
+/// as [`ValueSerializer`] would, which the row then is for the rest of its elements.
+struct RowElement<'r, 'b> {
+    b: &'b mut Builder,
+    row: &'r mut Option<PendingRow>,
+}
+
+impl<'b> RowElement<'_, 'b> {
+    #[inline(always)]
+    fn num(self, t: ElementType, bits: u64) -> Result<()> {
+        let row = self.row.as_mut().expect("a pending row");
+        if self.b.row_put(row, t, bits) {
+            return Ok(());
+        }
+        self.leave()?.num(t, bits)
+    }
+
+    /// Opens the row's frame: the element and those after it go the usual way.
+    fn leave(self) -> Result<ValueSerializer<'b>> {
+        self.b.open_pending(self.row.take().expect("a pending row"))?;
+        Ok(ValueSerializer { b: self.b, key: 0 })
+    }
+}
+
+/// `RowElement` methods that leave the row and serialize the usual way.
+macro_rules! leave_then {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(fn $name(self, $($arg: $ty),*) -> Result<$ret> {
+            self.leave()?.$name($($arg),*)
+        })*
+    };
+}
+
+impl<'b> ser::Serializer for RowElement<'_, 'b> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'b>;
+    type SerializeTuple = Compound<'b>;
+    type SerializeTupleStruct = Compound<'b>;
+    type SerializeTupleVariant = Compound<'b>;
+    type SerializeMap = Compound<'b>;
+    type SerializeStruct = Compound<'b>;
+    type SerializeStructVariant = Compound<'b>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.num(ElementType::Bool, v as u64)
+    }
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.num(ElementType::I8, v as i64 as u64)
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.num(ElementType::I16, v as i64 as u64)
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.num(ElementType::I32, v as i64 as u64)
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.num(ElementType::I64, v as u64)
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.num(ElementType::U8, v as u64)
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.num(ElementType::U16, v as u64)
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.num(ElementType::U32, v as u64)
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.num(ElementType::U64, v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.num(ElementType::F32, v.to_bits() as u64)
+    }
+    #[inline]
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.num(ElementType::F64, v.to_bits())
+    }
+    // Transparent, as for `ValueSerializer`.
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, name: &'static str, index: u32, variant: &'static str, value: &T) -> Result<()> {
+        self.leave()?.serialize_newtype_variant(name, index, variant, value)
+    }
+    leave_then! {
+        serialize_i128(v: i128) -> ();
+        serialize_u128(v: u128) -> ();
+        serialize_char(v: char) -> ();
+        serialize_str(v: &str) -> ();
+        serialize_bytes(v: &[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(name: &'static str) -> ();
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str) -> ();
+        serialize_seq(len: Option<usize>) -> Compound<'b>;
+        serialize_tuple(len: usize) -> Compound<'b>;
+        serialize_tuple_struct(name: &'static str, len: usize) -> Compound<'b>;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> Compound<'b>;
+        serialize_map(len: Option<usize>) -> Compound<'b>;
+        serialize_struct(name: &'static str, len: usize) -> Compound<'b>;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> Compound<'b>;
     }
 }
 

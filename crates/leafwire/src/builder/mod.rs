@@ -117,7 +117,16 @@ enum Run {
     /// `count` rows of shape `row`, each a closed child sequence (or rows of rows), their
     /// bytes adjacent at `tdata[data_start..]`: `Vec<(f64, f64)>` becomes one `[n, 2]`
     /// array without a `TypedItem` per point (the bytes and shape `merge_rows` makes).
-    Rows { t: ElementType, row: Shape, data_start: usize, count: usize },
+    Rows { t: ElementType, row: Shape, row_bytes: usize, data_start: usize, count: usize },
+}
+
+/// A serde sequence written as the next row of its parent's run without a frame of its
+/// own ([`Builder::begin_row`]): `count` numbers of type `t` at `tdata[data_start..]`.
+#[derive(Clone, Copy)]
+pub(crate) struct PendingRow {
+    t: ElementType,
+    data_start: usize,
+    count: usize,
 }
 
 /// What to do when an object receives a key it already has.
@@ -638,9 +647,8 @@ impl Builder {
         let run = std::mem::replace(&mut frame.run, Run::Off);
         let (t, data_start) = match run {
             Run::Numbers { t, data_start, .. } => (t, data_start),
-            Run::Rows { t, row, data_start, count } => {
+            Run::Rows { t, row, row_bytes, data_start, count } => {
                 // Back to one typed item per row, as the rows were before `Rows`.
-                let row_bytes = row.iter().product::<u64>() as usize * t.size();
                 for i in 0..count {
                     let at = data_start + i * row_bytes;
                     self.typed.push(TypedItem { element: t, shape: row.clone(), data: at..at + row_bytes, mask: None, inferred: false });
@@ -667,11 +675,11 @@ impl Builder {
     pub fn close(&mut self, key: u64) -> Result<()> {
         let frame = self.frames.pop().expect("close without open");
         match frame.run {
-            Run::Numbers { t, data_start, count } => return self.push_rows(key, t, smallvec::smallvec![count as u64], data_start),
-            Run::Rows { t, row, data_start, count } => {
+            Run::Numbers { t, data_start, count } => return self.push_rows(key, t, &[count as u64], data_start),
+            Run::Rows { t, row, data_start, count, .. } => {
                 let mut shape: Shape = smallvec::smallvec![count as u64];
                 shape.extend_from_slice(&row);
-                return self.push_rows(key, t, shape, data_start);
+                return self.push_rows(key, t, &shape, data_start);
             }
             _ => {}
         }
@@ -709,26 +717,91 @@ impl Builder {
 
     /// Pushes a closed sequence of numbers (of `shape`, its bytes at `tdata[data_start..]`)
     /// as a row of its parent's run when it continues it, else as a typed item.
-    fn push_rows(&mut self, key: u64, t: ElementType, shape: Shape, data_start: usize) -> Result<()> {
-        if let Some(parent) = self.frames.last_mut() {
-            match &mut parent.run {
-                Run::Rows { t: pt, row, count, data_start: first }
-                    if *pt == t && *row == shape && *first + *count * row.iter().product::<u64>() as usize * t.size() == data_start =>
-                {
-                    *count += 1;
-                    return Ok(());
-                }
-                run @ Run::Empty if shape.len() < MAX_RANK => {
-                    *run = Run::Rows { t, row: shape, data_start, count: 1 };
-                    return Ok(());
-                }
-                _ => {}
+    /// Inline: the next row of a run (a point of a `Vec<(f64, f64)>`) is a few compares.
+    #[inline(always)]
+    fn push_rows(&mut self, key: u64, t: ElementType, shape: &[u64], data_start: usize) -> Result<()> {
+        if let Some(Frame { run: Run::Rows { t: pt, row, row_bytes, count, data_start: first }, .. }) = self.frames.last_mut() {
+            // Compared element by element: a slice compare calls memcmp.
+            if *pt == t
+                && row.len() == shape.len()
+                && row.iter().zip(shape).all(|(a, b)| a == b)
+                && *first + *count * *row_bytes == data_start
+            {
+                *count += 1;
+                return Ok(());
+            }
+        }
+        self.push_rows_slow(key, t, shape, data_start)
+    }
+
+    /// A closed sequence of numbers that does not continue a run of its parent: the first
+    /// row of one, else a typed item.
+    #[inline(never)]
+    fn push_rows_slow(&mut self, key: u64, t: ElementType, shape: &[u64], data_start: usize) -> Result<()> {
+        if let Some(Frame { run: run @ Run::Empty, .. }) = self.frames.last_mut() {
+            if shape.len() < MAX_RANK {
+                let row_bytes = shape.iter().product::<u64>() as usize * t.size();
+                *run = Run::Rows { t, row: Shape::from_slice(shape), row_bytes, data_start, count: 1 };
+                return Ok(());
             }
         }
         // Anything else leaves the parent's run first, so the rows it held come before.
         self.break_run();
-        let item = self.store_typed(t, shape, data_start, None, false);
+        let item = self.store_typed(t, Shape::from_slice(shape), data_start, None, false);
         self.push(key, item)
+    }
+
+    /// Starts a serde sequence (a tuple, a small array) that may be the next row of its
+    /// parent's run of one-dimensional rows, without opening a frame for it: while its
+    /// elements are numbers of one type they are only copied to `tdata`
+    /// ([`Builder::row_put`]), and [`Builder::end_row`] adds the row to the run. `None`
+    /// where that cannot be (the parent holds no such run): the sequence opens as usual.
+    /// The bytes and the runs are exactly those `open_seq`, `push_num` and `close` make.
+    #[inline(always)]
+    pub fn begin_row(&self) -> Option<PendingRow> {
+        let parent = self.frames.last()?;
+        let fits = match &parent.run {
+            Run::Empty => true,
+            Run::Rows { row, .. } => row.len() == 1,
+            _ => false,
+        };
+        // At the depth limit `open_seq` reports the error.
+        (fits && self.frames.len() < self.max_depth).then(|| PendingRow { t: ElementType::U8, data_start: self.tdata.len(), count: 0 })
+    }
+
+    /// Copies the next element of a pending row, if it is a number of the row's type (or
+    /// the first); `false` when it is not, and the row must open its frame.
+    #[inline(always)]
+    pub fn row_put(&mut self, row: &mut PendingRow, t: ElementType, bits: u64) -> bool {
+        if row.count != 0 && row.t != t {
+            return false;
+        }
+        row.t = t;
+        row.count += 1;
+        self.put_element(t, bits);
+        true
+    }
+
+    /// Opens the frame a pending row stood for, holding the numbers it took as its run:
+    /// the state `open_seq` and `push_num` would have left. Its next child comes next.
+    #[cold]
+    pub fn open_pending(&mut self, row: PendingRow) -> Result<()> {
+        self.open_seq()?;
+        if row.count > 0 {
+            self.frames.last_mut().expect("just opened").run =
+                Run::Numbers { t: row.t, data_start: row.data_start, count: row.count };
+        }
+        Ok(())
+    }
+
+    /// Closes a pending row under `key`, as `close` would have closed its frame.
+    #[inline(always)]
+    pub fn end_row(&mut self, key: u64, row: PendingRow) -> Result<()> {
+        if row.count == 0 {
+            self.open_pending(row)?;
+            return self.close(key);
+        }
+        self.push_rows(key, row.t, &[row.count as u64], row.data_start)
     }
 
     /// Closes the innermost container, an array, without turning it into a typed array.
