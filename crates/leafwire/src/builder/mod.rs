@@ -766,7 +766,7 @@ impl Builder {
             _ => false,
         };
         // At the depth limit `open_seq` reports the error.
-        (fits && self.frames.len() < self.max_depth).then(|| PendingRow { t: ElementType::U8, data_start: self.tdata.len(), count: 0 })
+        (fits && self.frames.len() < self.max_depth).then_some(PendingRow { t: ElementType::U8, data_start: self.tdata.len(), count: 0 })
     }
 
     /// Copies the next element of a pending row, if it is a number of the row's type (or
