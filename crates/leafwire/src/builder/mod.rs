@@ -595,16 +595,22 @@ impl Builder {
             Some(Frame { run: Run::Numbers { t: run_t, count, .. }, .. }) if *run_t == t => {
                 *count += 1;
                 self.put_element(t, bits);
-                return Ok(());
+                Ok(())
             }
-            // The first number of a serde sequence starts its run (what `push` would do
-            // through `extend_run`, without its checks).
-            Some(Frame { run: run @ Run::Empty, .. }) => {
-                *run = Run::Numbers { t, data_start: self.tdata.len(), count: 1 };
-                self.put_element(t, bits);
-                return Ok(());
-            }
-            _ => {}
+            _ => self.push_num_slow(key, t, bits),
+        }
+    }
+
+    /// [`Builder::push_num`] for a number that does not continue a run: out of line, so
+    /// that the inlined part stays a compare and a copy.
+    #[inline(never)]
+    fn push_num_slow(&mut self, key: u64, t: ElementType, bits: u64) -> Result<()> {
+        // The first number of a serde sequence starts its run (what `push` would do
+        // through `extend_run`, without its checks).
+        if let Some(Frame { run: run @ Run::Empty, .. }) = self.frames.last_mut() {
+            *run = Run::Numbers { t, data_start: self.tdata.len(), count: 1 };
+            self.put_element(t, bits);
+            return Ok(());
         }
         if self.takes_direct(key)? {
             let (tag, value, need) = num_slot(NumTy::Exact(t), bits);
