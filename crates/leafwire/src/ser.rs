@@ -11,6 +11,58 @@ use crate::builder::{Builder, FrameKind, Item, PendingRow};
 use crate::error::{Category, Error, Result};
 use crate::format::ElementType;
 
+/// The serializer methods of Rust's numbers (and `bool`, a typed array's element type
+/// too): each is its element type and the bits `Builder::push_num` takes, given to the
+/// serializer's `num`.
+macro_rules! number_methods {
+    ($(#[$attr:meta])*) => {
+        $(#[$attr])*
+        fn serialize_bool(self, v: bool) -> Result<()> {
+            self.num(ElementType::Bool, v as u64)
+        }
+        $(#[$attr])*
+        fn serialize_i8(self, v: i8) -> Result<()> {
+            self.num(ElementType::I8, v as i64 as u64)
+        }
+        $(#[$attr])*
+        fn serialize_i16(self, v: i16) -> Result<()> {
+            self.num(ElementType::I16, v as i64 as u64)
+        }
+        $(#[$attr])*
+        fn serialize_i32(self, v: i32) -> Result<()> {
+            self.num(ElementType::I32, v as i64 as u64)
+        }
+        $(#[$attr])*
+        fn serialize_i64(self, v: i64) -> Result<()> {
+            self.num(ElementType::I64, v as u64)
+        }
+        $(#[$attr])*
+        fn serialize_u8(self, v: u8) -> Result<()> {
+            self.num(ElementType::U8, v as u64)
+        }
+        $(#[$attr])*
+        fn serialize_u16(self, v: u16) -> Result<()> {
+            self.num(ElementType::U16, v as u64)
+        }
+        $(#[$attr])*
+        fn serialize_u32(self, v: u32) -> Result<()> {
+            self.num(ElementType::U32, v as u64)
+        }
+        $(#[$attr])*
+        fn serialize_u64(self, v: u64) -> Result<()> {
+            self.num(ElementType::U64, v)
+        }
+        $(#[$attr])*
+        fn serialize_f32(self, v: f32) -> Result<()> {
+            self.num(ElementType::F32, v.to_bits() as u64)
+        }
+        $(#[$attr])*
+        fn serialize_f64(self, v: f64) -> Result<()> {
+            self.num(ElementType::F64, v.to_bits())
+        }
+    };
+}
+
 /// Serializes one value into the builder under `key`.
 pub(crate) struct ValueSerializer<'b> {
     pub b: &'b mut Builder,
@@ -90,33 +142,7 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
     type SerializeStruct = Compound<'b>;
     type SerializeStructVariant = Compound<'b>;
 
-    fn serialize_bool(self, v: bool) -> Result<()> {
-        self.num(ElementType::Bool, v as u64)
-    }
-    fn serialize_i8(self, v: i8) -> Result<()> {
-        self.num(ElementType::I8, v as i64 as u64)
-    }
-    fn serialize_i16(self, v: i16) -> Result<()> {
-        self.num(ElementType::I16, v as i64 as u64)
-    }
-    fn serialize_i32(self, v: i32) -> Result<()> {
-        self.num(ElementType::I32, v as i64 as u64)
-    }
-    fn serialize_i64(self, v: i64) -> Result<()> {
-        self.num(ElementType::I64, v as u64)
-    }
-    fn serialize_u8(self, v: u8) -> Result<()> {
-        self.num(ElementType::U8, v as u64)
-    }
-    fn serialize_u16(self, v: u16) -> Result<()> {
-        self.num(ElementType::U16, v as u64)
-    }
-    fn serialize_u32(self, v: u32) -> Result<()> {
-        self.num(ElementType::U32, v as u64)
-    }
-    fn serialize_u64(self, v: u64) -> Result<()> {
-        self.num(ElementType::U64, v)
-    }
+    number_methods!();
     fn serialize_i128(self, v: i128) -> Result<()> {
         match (i64::try_from(v), u64::try_from(v)) {
             (Ok(x), _) => self.serialize_i64(x),
@@ -129,12 +155,6 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
             Ok(x) => self.serialize_u64(x),
             _ => self.b.push_bignum(self.key, v.to_string().as_bytes()),
         }
-    }
-    fn serialize_f32(self, v: f32) -> Result<()> {
-        self.num(ElementType::F32, v.to_bits() as u64)
-    }
-    fn serialize_f64(self, v: f64) -> Result<()> {
-        self.num(ElementType::F64, v.to_bits())
     }
     fn serialize_char(self, v: char) -> Result<()> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
@@ -348,40 +368,7 @@ impl<'b> ser::Serializer for RowElement<'_, 'b> {
     type SerializeStruct = Compound<'b>;
     type SerializeStructVariant = Compound<'b>;
 
-    fn serialize_bool(self, v: bool) -> Result<()> {
-        self.num(ElementType::Bool, v as u64)
-    }
-    fn serialize_i8(self, v: i8) -> Result<()> {
-        self.num(ElementType::I8, v as i64 as u64)
-    }
-    fn serialize_i16(self, v: i16) -> Result<()> {
-        self.num(ElementType::I16, v as i64 as u64)
-    }
-    fn serialize_i32(self, v: i32) -> Result<()> {
-        self.num(ElementType::I32, v as i64 as u64)
-    }
-    fn serialize_i64(self, v: i64) -> Result<()> {
-        self.num(ElementType::I64, v as u64)
-    }
-    fn serialize_u8(self, v: u8) -> Result<()> {
-        self.num(ElementType::U8, v as u64)
-    }
-    fn serialize_u16(self, v: u16) -> Result<()> {
-        self.num(ElementType::U16, v as u64)
-    }
-    fn serialize_u32(self, v: u32) -> Result<()> {
-        self.num(ElementType::U32, v as u64)
-    }
-    fn serialize_u64(self, v: u64) -> Result<()> {
-        self.num(ElementType::U64, v)
-    }
-    fn serialize_f32(self, v: f32) -> Result<()> {
-        self.num(ElementType::F32, v.to_bits() as u64)
-    }
-    #[inline]
-    fn serialize_f64(self, v: f64) -> Result<()> {
-        self.num(ElementType::F64, v.to_bits())
-    }
+    number_methods!(#[inline]);
     // Transparent, as for `ValueSerializer`.
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
         value.serialize(self)
