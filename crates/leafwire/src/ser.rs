@@ -114,10 +114,18 @@ impl<'b> Compound<'b> {
         Ok(Compound { row, ..Compound::new(b, key, None, true) })
     }
 
+    /// Inline for a pending row (a point's tuple ends in a few compares); containers close
+    /// out of line.
+    #[inline(always)]
     fn end_all(self) -> Result<()> {
         if let Some(row) = self.row {
             return self.b.end_row(self.key, row);
         }
+        self.end_container()
+    }
+
+    #[inline(never)]
+    fn end_container(self) -> Result<()> {
         if !self.opened {
             self.b.open(FrameKind::Object)?;
         }
@@ -342,6 +350,8 @@ impl<'b> RowElement<'_, 'b> {
     }
 
     /// Opens the row's frame: the element and those after it go the usual way.
+    #[cold]
+    #[inline(never)]
     fn leave(self) -> Result<ValueSerializer<'b>> {
         self.b.open_pending(self.row.take().expect("a pending row"))?;
         Ok(ValueSerializer { b: self.b, key: 0 })
