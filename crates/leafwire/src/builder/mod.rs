@@ -117,7 +117,9 @@ enum Run {
     /// `count` rows of shape `row`, each a closed child sequence (or rows of rows), their
     /// bytes adjacent at `tdata[data_start..]`: `Vec<(f64, f64)>` becomes one `[n, 2]`
     /// array without a `TypedItem` per point (the bytes and shape `merge_rows` makes).
-    Rows { t: ElementType, row: Shape, row_bytes: usize, data_start: usize, count: usize },
+    /// `flat`: the rows have one axis (`row.len() == 1`), kept so that the next-row check
+    /// of a point need not read the shape's inline-or-heap length.
+    Rows { t: ElementType, row: Shape, flat: bool, row_bytes: usize, data_start: usize, count: usize },
 }
 
 /// A serde sequence written as the next row of its parent's run without a frame of its
@@ -653,7 +655,7 @@ impl Builder {
         let run = std::mem::replace(&mut frame.run, Run::Off);
         let (t, data_start) = match run {
             Run::Numbers { t, data_start, .. } => (t, data_start),
-            Run::Rows { t, row, row_bytes, data_start, count } => {
+            Run::Rows { t, row, row_bytes, data_start, count, .. } => {
                 // Back to one typed item per row, as the rows were before `Rows`.
                 for i in 0..count {
                     let at = data_start + i * row_bytes;
@@ -726,13 +728,14 @@ impl Builder {
     /// Inline: the next row of a run (a point of a `Vec<(f64, f64)>`) is a few compares.
     #[inline(always)]
     fn push_rows(&mut self, key: u64, t: ElementType, shape: &[u64], data_start: usize) -> Result<()> {
-        if let Some(Frame { run: Run::Rows { t: pt, row, row_bytes, count, data_start: first }, .. }) = self.frames.last_mut() {
-            // Compared element by element: a slice compare calls memcmp.
-            if *pt == t
-                && row.len() == shape.len()
-                && row.iter().zip(shape).all(|(a, b)| a == b)
-                && *first + *count * *row_bytes == data_start
-            {
+        if let Some(Frame { run: Run::Rows { t: pt, row, flat, row_bytes, count, data_start: first }, .. }) = self.frames.last_mut() {
+            // One axis (a constant length once inlined): the byte lengths agree exactly when
+            // the shapes do. Else compared element by element: a slice compare calls memcmp.
+            let same_shape = match shape {
+                [len] => *flat && *row_bytes == *len as usize * t.size(),
+                _ => !*flat && row.len() == shape.len() && row.iter().zip(shape).all(|(a, b)| a == b),
+            };
+            if *pt == t && same_shape && *first + *count * *row_bytes == data_start {
                 *count += 1;
                 return Ok(());
             }
@@ -747,7 +750,7 @@ impl Builder {
         if let Some(Frame { run: run @ Run::Empty, .. }) = self.frames.last_mut() {
             if shape.len() < MAX_RANK {
                 let row_bytes = shape.iter().product::<u64>() as usize * t.size();
-                *run = Run::Rows { t, row: Shape::from_slice(shape), row_bytes, data_start, count: 1 };
+                *run = Run::Rows { t, row: Shape::from_slice(shape), flat: shape.len() == 1, row_bytes, data_start, count: 1 };
                 return Ok(());
             }
         }
@@ -768,7 +771,7 @@ impl Builder {
         let parent = self.frames.last()?;
         let fits = match &parent.run {
             Run::Empty => true,
-            Run::Rows { row, .. } => row.len() == 1,
+            Run::Rows { flat, .. } => *flat,
             _ => false,
         };
         // At the depth limit `open_seq` reports the error.
