@@ -299,11 +299,21 @@ fn encode_chunks<'s>(
             let values = values(&s.nodes[node], stream, &s.cursor(m, node), &s.cursor(m + 1, node));
             let n = values.len();
             let page_values = options.page_values();
+            // A float chunk of several pages has its codec chosen once, for all of them.
+            let chunk_floats = std::cell::OnceCell::new();
             let pages = (0..n)
                 .step_by(page_values)
                 .map(|p| {
                     let r = p..(p + page_values).min(n);
-                    Ok((r.clone(), encode_page(&values, r, options, strings)?))
+                    let page = match &values {
+                        Values::Floats(v) if n > page_values => {
+                            let mut page = Vec::new();
+                            select::write_chunk_floats(&v[r.clone()], v, &chunk_floats, options.lossy_step, &mut page)?;
+                            page
+                        }
+                        _ => encode_page(&values, r.clone(), options, strings)?,
+                    };
+                    Ok((r, page))
                 })
                 .collect::<Result<_>>()?;
             Ok(Chunk { values, pages })

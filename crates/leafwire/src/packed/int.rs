@@ -151,6 +151,12 @@ pub(crate) fn plain_len(values: &[i64]) -> usize {
     2 + values.len() * plain_width(values)
 }
 
+/// [`plain_len`] of n values whose least is `lo` and greatest `hi` (the widest is one of
+/// them).
+pub(crate) fn plain_len_of(n: usize, lo: i64, hi: i64) -> usize {
+    2 + n * signed_width(lo).max(signed_width(hi))
+}
+
 pub(crate) fn write_plain(values: &[i64], out: &mut Vec<u8>) {
     let k = plain_width(values);
     out.push(INT_PLAIN);
@@ -180,8 +186,13 @@ fn for_frame(values: &[i64]) -> (i64, u32) {
 
 /// The length of `values`' FOR stream.
 pub(crate) fn for_len(values: &[i64]) -> usize {
-    let (lo, w) = for_frame(values);
-    2 + varint_len(zigzag(lo)) + packed_len(values.len(), w).unwrap_or(usize::MAX)
+    let (lo, hi) = min_max(values);
+    for_len_of(values.len(), lo, hi)
+}
+
+/// [`for_len`] of n values whose least is `lo` and greatest `hi`.
+pub(crate) fn for_len_of(n: usize, lo: i64, hi: i64) -> usize {
+    2 + varint_len(zigzag(lo)) + packed_len(n, bitlen(hi.wrapping_sub(lo) as u64)).unwrap_or(usize::MAX)
 }
 
 pub(crate) fn write_for(values: &[i64], out: &mut Vec<u8>) {

@@ -26,12 +26,17 @@ pub(crate) struct Patched {
 /// median of `MEDIAN_SAMPLE` of them spread evenly over the page (any reference gives a
 /// valid stream; one near the middle keeps the differences narrow, and a page's median is
 /// otherwise a selection over all of it for every stream the selector sizes).
-fn median_estimate(values: &[i64]) -> i64 {
+pub(crate) fn median_estimate(values: &[i64]) -> i64 {
     let n = values.len();
-    let mut picked: Vec<i64> = if n <= MEDIAN_SAMPLE {
-        values.to_vec()
+    let mut picked = [0i64; MEDIAN_SAMPLE];
+    let picked = if n <= MEDIAN_SAMPLE {
+        picked[..n].copy_from_slice(values);
+        &mut picked[..n]
     } else {
-        (0..MEDIAN_SAMPLE).map(|i| values[i * n / MEDIAN_SAMPLE]).collect()
+        for (i, p) in picked.iter_mut().enumerate() {
+            *p = values[i * n / MEDIAN_SAMPLE];
+        }
+        &mut picked[..]
     };
     let middle = picked.len() / 2;
     *picked.select_nth_unstable(middle).1
@@ -39,34 +44,51 @@ fn median_estimate(values: &[i64]) -> i64 {
 
 const MEDIAN_SAMPLE: usize = 127;
 
+/// How many of a page's values need each bit length (0–64) as zigzag(x − reference):
+/// what patched's width is chosen from.
+pub(crate) type Histogram = [usize; 65];
+
+/// Adds `x`, at `reference`, to `hist`.
+#[inline]
+pub(crate) fn count(hist: &mut Histogram, x: i64, reference: i64) {
+    hist[bitlen(zigzag(x.wrapping_sub(reference))) as usize] += 1;
+}
+
 impl Patched {
     pub fn plan(values: &[i64]) -> Patched {
-        let n = values.len();
         let reference = median_estimate(values);
         let mut hist = [0usize; 65];
-        for &x in values {
-            hist[bitlen(zigzag(x.wrapping_sub(reference))) as usize] += 1;
-        }
+        values.iter().for_each(|&x| count(&mut hist, x, reference));
+        Patched::choose(reference, &hist, values.len()).with_gaps(values)
+    }
+
+    /// The plan for n values whose histogram at `reference` is `hist`, but for the width of
+    /// the gaps between patches, which takes a pass over the values (`with_gaps`); until
+    /// then it is 0, and `len` a lower bound.
+    pub fn choose(reference: i64, hist: &Histogram, n: usize) -> Patched {
         let maxw = (0..=64).rev().find(|&b| hist[b] > 0).unwrap_or(0);
         let pos_bits = bitlen(n as u64) as usize;
-        let (mut best_w, mut best_cost, mut above) = (0usize, usize::MAX, n);
+        let (mut best_w, mut best_cost, mut best_above, mut above) = (0usize, usize::MAX, 0, n);
         for (w, &count) in hist.iter().enumerate().take(maxw + 1) {
             above -= count;
             let cost = n * w + above * (maxw - w + pos_bits) + if above > 0 { 16 } else { 0 };
             if cost < best_cost {
-                (best_w, best_cost) = (w, cost);
+                (best_w, best_cost, best_above) = (w, cost, above);
             }
         }
-        let w = best_w as u32;
-        let mut plan = Patched { reference, w, patches: 0, gap_width: 0, high_width: 0 };
-        let (mut patches, mut gap_width, mut high_width) = (0, 0, 0);
-        plan.for_each_patch(values, |gap, high| {
-            patches += 1;
-            gap_width = gap_width.max(bitlen(gap));
-            high_width = high_width.max(bitlen(high));
-        });
-        (plan.patches, plan.gap_width, plan.high_width) = (patches, gap_width, high_width);
-        plan
+        // A patch's high bits are its bits above w: the widest is maxw − w wide.
+        let high_width = if best_above > 0 { (maxw - best_w) as u32 } else { 0 };
+        Patched { reference, w: best_w as u32, patches: best_above, gap_width: 0, high_width }
+    }
+
+    /// The plan with the width of its gaps measured on `values`.
+    pub fn with_gaps(mut self, values: &[i64]) -> Patched {
+        if self.patches > 0 {
+            let mut gap_width = 0;
+            self.for_each_patch(values, |gap, _| gap_width = gap_width.max(bitlen(gap)));
+            self.gap_width = gap_width;
+        }
+        self
     }
 
     /// Calls `f` with the gap and high bits of each value wider than w, in order.
