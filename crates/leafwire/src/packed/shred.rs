@@ -490,7 +490,8 @@ impl Walker<'_, '_> {
                 }
             }
         }
-        if !tuple && dim > 0 && axis + 2 == t.shape().len() && self.tuple_rows(node, t, axis, start)? {
+        let rows = !tuple && dim > 0 && axis + 2 == t.shape().len();
+        if rows && (self.tuple_rows(node, t, axis, start)? || self.leaf_rows(node, t, axis, start)?) {
             return Some(());
         }
         let stride = t.stride(axis);
@@ -529,6 +530,35 @@ impl Walker<'_, '_> {
             let p = self.child(c, Role::Position(i as u8))?;
             self.add_kinds(p, kind::FLOAT, dim).floats.extend(rows.iter().skip(i).step_by(row));
         }
+        Some(true)
+    }
+
+    /// The rows along `axis` (the last but one) of a plain f64 array, when they are not
+    /// tuples at the node they go to: all their numbers go to that node's element node in
+    /// one copy, instead of a visit per row (the countries' rings, whose points share a
+    /// node with the rings of MultiPolygons, so are not tuples). `Some(false)` when not
+    /// (nothing is done but making the nodes a visit per row would make).
+    fn leaf_rows(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<bool> {
+        let (TypedData::F64(v), None) = (t.data(), t.int_mask()) else {
+            return Some(false);
+        };
+        let (dim, row) = (t.shape()[axis], t.shape()[axis + 1]);
+        let c = self.child(node, Role::Element)?;
+        self.path.push(Role::Element);
+        let tuple = self.decided(c).tuple;
+        self.path.pop();
+        if tuple.map(usize::from) == Some(row) || row == 0 || self.s.nodes[c].depth > MAX_SHRED_DEPTH {
+            return Some(false);
+        }
+        let leaf = self.child(c, Role::Element)?;
+        if self.s.nodes[leaf].depth > MAX_SHRED_DEPTH {
+            return Some(false);
+        }
+        let n = self.add_kinds(c, kind::ARRAY, dim);
+        n.min_len = n.min_len.min(row as u64);
+        n.max_len = n.max_len.max(row as u64);
+        n.len.extend(std::iter::repeat_n(row as u64, dim));
+        self.add_kinds(leaf, kind::FLOAT, dim * row).floats.extend_from_slice(&v[start..start + dim * row]);
         Some(true)
     }
 
