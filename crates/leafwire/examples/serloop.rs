@@ -4,7 +4,8 @@
 //! `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
 //! `criteo` serializes and `criteo-de` deserializes the bench's small workbook model
 //! (Criteo's, seed 004) N times; `geojson` and `geojson-de` do the same with the bench's
-//! countries model, read from the file the `GEOJSON` variable names.
+//! countries model, read from the file the `GEOJSON` variable names (`geojson-packed` and
+//! `geojson-packed-de`: packed, with `to_vec_packed` and `from_slice_owned`).
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -138,6 +139,13 @@ fn main() {
     } else if mode == "geojson" {
         let c = countries();
         for _ in 0..n { total += leafwire::to_vec(&c).unwrap().len(); }
+    } else if mode == "geojson-packed" {
+        let c = countries();
+        let options = leafwire::PackOptions::default();
+        for _ in 0..n { total += leafwire::to_vec_packed(&c, &options).unwrap().len(); }
+    } else if mode == "geojson-packed-de" {
+        let bytes = leafwire::to_vec_packed(&countries(), &leafwire::PackOptions::default()).unwrap();
+        for _ in 0..n { total += leafwire::from_slice_owned::<FeatureCollection>(&bytes).unwrap().features.len(); }
     } else if mode == "geojson-de" {
         let bytes = leafwire::to_vec(&countries()).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<FeatureCollection>(&bytes).unwrap().features.len(); }

@@ -69,6 +69,9 @@ pub(crate) struct Node {
     /// Each shape's keys with the nodes of their fields (`NO_NODE` where there is none),
     /// made once by the unshredder so that reading an object looks nothing up by hash.
     fields: Vec<Vec<(u32, usize)>>,
+    /// The nodes of tuple positions 0, 1, … (`NO_NODE` where there is none), made with
+    /// `fields`: a tuple's elements are found without hashing their roles.
+    positions: Vec<usize>,
     pub kind: Vec<u8>,
     pub bools: Vec<bool>,
     pub ints: Vec<i64>,
@@ -193,6 +196,16 @@ impl Shredded {
             if n.fields.len() != n.shapes.len() {
                 let child = |id: u32| n.children.get(&Role::Field(id)).copied().unwrap_or(NO_NODE);
                 n.fields = n.shapes.iter().map(|shape| shape.iter().map(|&id| (id, child(id))).collect()).collect();
+            }
+            n.positions.clear();
+            for (role, &c) in &n.children {
+                if let Role::Position(i) = *role {
+                    let i = i as usize;
+                    if n.positions.len() <= i {
+                        n.positions.resize(i + 1, NO_NODE);
+                    }
+                    n.positions[i] = c;
+                }
             }
         }
     }
@@ -859,7 +872,10 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     pub fn element(&self, node: usize, elements: Option<usize>, i: usize) -> Result<usize, &'static str> {
         match elements {
             Some(e) => Ok(e),
-            None => self.s.nodes[node].child(Role::Position(i as u8)).ok_or(NO_ELEMENT_NODE),
+            None => match self.s.nodes[node].positions.get(i) {
+                Some(&c) if c != NO_NODE => Ok(c),
+                _ => Err(NO_ELEMENT_NODE),
+            },
         }
     }
 
