@@ -46,28 +46,38 @@ pub(crate) fn pack(values: &[u64], w: u32, out: &mut Vec<u8>) {
     pack_iter(values.iter().copied(), values.len(), w, out)
 }
 
-/// [`pack`] of the `n` values `values` yields, made as they are packed.
+/// [`pack`] of the `n` values `values` yields, made as they are packed (all of them, even
+/// for w = 0).
 #[inline]
 pub(crate) fn pack_iter(values: impl Iterator<Item = u64>, n: usize, w: u32, out: &mut Vec<u8>) {
     debug_assert!(w <= 64);
     if w == 0 {
+        // Nothing to store, but the values are still made: callers collect as they go.
+        values.take(n).for_each(drop);
         return;
     }
     let m = mask(w);
-    out.reserve(packed_len(n, w).unwrap_or(0));
-    let mut acc: u128 = 0;
-    let mut held: u32 = 0;
-    for v in values {
-        acc |= ((v & m) as u128) << held;
+    let start = out.len();
+    let len = packed_len(n, w).expect("a packed length that fits memory");
+    // Whole words are stored into room made beforehand (8 bytes over, cut off at the end),
+    // not appended: the append's capacity check was a third of the loop.
+    out.resize(start + len + 8, 0);
+    let words = &mut out[start..];
+    let (mut acc, mut held, mut at) = (0u64, 0u32, 0usize);
+    for v in values.take(n) {
+        let v = v & m;
+        acc |= v << held;
         held += w;
         if held >= 64 {
-            out.extend_from_slice(&(acc as u64).to_le_bytes());
-            acc >>= 64;
+            words[at..at + 8].copy_from_slice(&acc.to_le_bytes());
+            at += 8;
             held -= 64;
+            // The bits of v that did not fit the word start the next one.
+            acc = if held == 0 { 0 } else { v >> (w - held) };
         }
     }
-    let tail = held.div_ceil(8) as usize;
-    out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
+    words[at..at + 8].copy_from_slice(&acc.to_le_bytes());
+    out.truncate(start + len);
 }
 
 /// The little-endian u64 at byte `at`, zero beyond the end of `bytes`.
@@ -148,8 +158,10 @@ mod tests {
         for w in 0..=64u32 {
             for n in [0usize, 1, 7, 8, 9, 63, 64, 65, 200] {
                 let vals: Vec<u64> = (0..n as u64).map(|j| j.wrapping_mul(0x9E37_79B9_7F4A_7C15) & mask(w)).collect();
-                let mut out = Vec::new();
+                // Packing appends: what is before it stays.
+                let mut out = vec![0xAA];
                 pack(&vals, w, &mut out);
+                assert_eq!(out.remove(0), 0xAA, "w={w} n={n}");
                 assert_eq!(out.len(), packed_len(n, w).unwrap(), "w={w} n={n}");
                 let mut back = Vec::new();
                 unpack(&out, n, w, &mut back);

@@ -119,14 +119,21 @@ impl Patched {
         out.push(INT_PATCHED);
         write_zvarint(out, self.reference);
         out.push(w as u8);
-        pack_iter(values.iter().map(|&x| zigzag(x.wrapping_sub(self.reference)) & low_mask), values.len(), w, out);
+        // The low bits are packed and the patches collected in one pass.
+        let (mut gaps, mut highs) = (Vec::with_capacity(self.patches), Vec::with_capacity(self.patches));
+        let mut prev = None;
+        let lows = values.iter().enumerate().map(|(j, &x)| {
+            let u = zigzag(x.wrapping_sub(self.reference));
+            if w < 64 && u >> w != 0 {
+                gaps.push(prev.map_or(j, |p| j - p) as u64);
+                highs.push(u >> w);
+                prev = Some(j);
+            }
+            u & low_mask
+        });
+        pack_iter(lows, values.len(), w, out);
         write_varint(out, self.patches as u64);
         if self.patches > 0 {
-            let (mut gaps, mut highs) = (Vec::with_capacity(self.patches), Vec::with_capacity(self.patches));
-            self.for_each_patch(values, |gap, high| {
-                gaps.push(gap);
-                highs.push(high);
-            });
             out.push(self.gap_width as u8);
             out.push(self.high_width as u8);
             pack(&gaps, self.gap_width, out);
