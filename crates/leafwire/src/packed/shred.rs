@@ -503,8 +503,8 @@ impl Walker<'_, '_> {
                 }
             }
         }
-        let rows = !tuple && dim > 0 && axis + 2 == t.shape().len();
-        if rows && (self.tuple_rows(node, t, axis, start)? || self.leaf_rows(node, t, axis, start)?) {
+        let last_but_one = !tuple && dim > 0 && axis + 2 == t.shape().len();
+        if last_but_one && self.rows_in_bulk(node, t, axis, start)? {
             return Some(());
         }
         let stride = t.stride(axis);
@@ -519,10 +519,13 @@ impl Walker<'_, '_> {
         Some(())
     }
 
-    /// The rows along `axis` (the last but one) of a plain f64 array, when they are tuples
-    /// at the node they go to: each position's values in one pass, instead of a visit per
-    /// element (polygon rings of `[x, y]`). `Some(false)` when not (nothing is done).
-    fn tuple_rows(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<bool> {
+    /// The rows along `axis` (the last but one) of a plain f64 array in bulk, instead of a
+    /// visit per row: when they are tuples at the node they go to, each position's values
+    /// in one pass (polygon rings of `[x, y]`); when not, all their numbers to that node's
+    /// element node in one copy (the countries' rings, whose points share a node with the
+    /// rings of MultiPolygons). `Some(false)` when neither applies (nothing is done but
+    /// making the nodes a visit per row would make).
+    fn rows_in_bulk(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<bool> {
         let (TypedData::F64(v), None) = (t.data(), t.int_mask()) else {
             return Some(false);
         };
@@ -531,36 +534,22 @@ impl Walker<'_, '_> {
         self.path.push(Role::Element);
         let tuple = self.decided(c).tuple;
         self.path.pop();
-        if tuple.map(usize::from) != Some(row) || self.s.nodes[c].depth + 1 > MAX_SHRED_DEPTH {
-            return Some(false);
-        }
-        let n = self.add_kinds(c, kind::ARRAY, dim);
-        n.min_len = n.min_len.min(row as u64);
-        n.max_len = n.max_len.max(row as u64);
-        n.tuple = Some(row as u8);
         let rows = &v[start..start + dim * row];
-        for i in 0..row {
-            let p = self.child(c, Role::Position(i as u8))?;
-            self.add_kinds(p, kind::FLOAT, dim).floats.extend(rows.iter().skip(i).step_by(row));
+        if tuple.map(usize::from) == Some(row) {
+            if self.s.nodes[c].depth + 1 > MAX_SHRED_DEPTH {
+                return Some(false);
+            }
+            let n = self.add_kinds(c, kind::ARRAY, dim);
+            n.min_len = n.min_len.min(row as u64);
+            n.max_len = n.max_len.max(row as u64);
+            n.tuple = Some(row as u8);
+            for i in 0..row {
+                let p = self.child(c, Role::Position(i as u8))?;
+                self.add_kinds(p, kind::FLOAT, dim).floats.extend(rows.iter().skip(i).step_by(row));
+            }
+            return Some(true);
         }
-        Some(true)
-    }
-
-    /// The rows along `axis` (the last but one) of a plain f64 array, when they are not
-    /// tuples at the node they go to: all their numbers go to that node's element node in
-    /// one copy, instead of a visit per row (the countries' rings, whose points share a
-    /// node with the rings of MultiPolygons, so are not tuples). `Some(false)` when not
-    /// (nothing is done but making the nodes a visit per row would make).
-    fn leaf_rows(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<bool> {
-        let (TypedData::F64(v), None) = (t.data(), t.int_mask()) else {
-            return Some(false);
-        };
-        let (dim, row) = (t.shape()[axis], t.shape()[axis + 1]);
-        let c = self.child(node, Role::Element)?;
-        self.path.push(Role::Element);
-        let tuple = self.decided(c).tuple;
-        self.path.pop();
-        if tuple.map(usize::from) == Some(row) || row == 0 || self.s.nodes[c].depth > MAX_SHRED_DEPTH {
+        if row == 0 || self.s.nodes[c].depth > MAX_SHRED_DEPTH {
             return Some(false);
         }
         let leaf = self.child(c, Role::Element)?;
@@ -571,7 +560,7 @@ impl Walker<'_, '_> {
         n.min_len = n.min_len.min(row as u64);
         n.max_len = n.max_len.max(row as u64);
         n.len.extend(std::iter::repeat_n(row as u64, dim));
-        self.add_kinds(leaf, kind::FLOAT, dim * row).floats.extend_from_slice(&v[start..start + dim * row]);
+        self.add_kinds(leaf, kind::FLOAT, dim * row).floats.extend_from_slice(rows);
         Some(true)
     }
 
