@@ -22,11 +22,16 @@ const SAMPLE_RUN: usize = 64;
 /// Float exponents are ranked on every `RANKING_STRIDE`-th value of the sample.
 const RANKING_STRIDE: usize = 5;
 
-/// The sample of a page of `values.len()` values: the whole page up to 640 values, else 10
-/// runs of 64 starting at r·(n − 64) / 9 (integer division), r = 0…9.
+/// Pages of up to this many values are their own sample. Up to twice the sample's size,
+/// trying candidates on the whole page costs less than trying them on the sample and then
+/// writing the winner again (and chooses exactly).
+const WHOLE_PAGE_SAMPLE: usize = 2 * SAMPLE_RUNS * SAMPLE_RUN;
+
+/// The sample of a page of `values.len()` values: the whole page up to 1280 values, else
+/// 10 runs of 64 starting at r·(n − 64) / 9 (integer division), r = 0…9.
 pub(crate) fn sample<T: Clone>(values: &[T]) -> Cow<'_, [T]> {
     let n = values.len();
-    if n <= SAMPLE_RUNS * SAMPLE_RUN {
+    if n <= WHOLE_PAGE_SAMPLE {
         return Cow::Borrowed(values);
     }
     let mut out = Vec::with_capacity(SAMPLE_RUNS * SAMPLE_RUN);
