@@ -193,6 +193,7 @@ def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
                       [[p["peer"], f"{p['bytes']:,}" if "bytes" in p else "", fmt_ns(p["roundtrip_ns"]) if "roundtrip_ns" in p else "",
                         fmt_ns(p["select_ns"]) if "select_ns" in p else ""] for p in pub]), ""]
         out += [f"Input JSON: {d['extra']['json_bytes']:,} bytes as published; {d['extra']['compact_json_bytes']:,} bytes compact.", ""]
+        out += encode_throughput(w, ds)
     elif w.name == "workbook":
         for ds in w.datasets():
             out += [f"### {ds}", "", pivot(w, w.peers, w.ops(ds), lambda r, c, ds=ds: (ds, c, r), row_title="peer"), ""]
@@ -210,6 +211,21 @@ def section(w: Workload, out_dir: Path, rel: str) -> list[str]:
     out += [f"![{g}]({rel}/{g})" for g in graphs] + [""]
     out += [detail(w), ""]
     return out
+
+
+def encode_throughput(w: Workload, ds: str) -> list[str]:
+    """Issue #12's encode throughput: MB/s of the compact input JSON, from each peer's
+    median encode time (the same rows as the table above, another unit)."""
+    compact = w.data["extra"]["compact_json_bytes"]
+    body = []
+    for p in w.peers:
+        r = w.by_key.get((ds, "encode", p))
+        if r and r["status"] == "ok" and r.get("time"):
+            body.append([p, f"{compact / r['time']['median_ns'] * 1e3:,.1f} MB/s"])
+    if not body:
+        return []
+    return ["Encode throughput, in MB/s of the compact input JSON (its bytes ÷ the median encode time):", "",
+            table(["peer", "encode"], body), ""]
 
 
 # Issue #10's targets, shown beside the measurements (not measurements themselves).
