@@ -63,6 +63,9 @@ impl Arena {
 
     /// Room for `n` values, to be written in order by the walker: left uninitialized, as
     /// each slot is written exactly once (prefilling cost as much as the writes).
+    // A shared borrow handing out `&mut`: each call returns memory no other reference
+    // reaches (fresh from the bump allocator), as `bumpalo::Bump::alloc` does.
+    #[allow(clippy::mut_from_ref)]
     #[inline]
     pub(crate) fn uninit_slice<T: Copy>(&self, n: usize) -> &mut [MaybeUninit<T>] {
         let layout = std::alloc::Layout::array::<T>(n).expect("the walker charged n children to the budget first");

@@ -459,7 +459,7 @@ impl Builder {
     /// takes its children so (its key checked as `push` would).
     #[inline(always)]
     fn takes_direct(&mut self, key: u64) -> Result<bool> {
-        if !self.frames.last().is_some_and(|f| f.node.is_some()) {
+        if self.frames.last().is_none_or(|f| f.node.is_none()) {
             return Ok(false);
         }
         self.check_key(key)?;
