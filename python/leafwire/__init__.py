@@ -71,7 +71,8 @@ else:
         validate,
     )
 
-    def dumps(obj, *, default=None, max_depth=DEFAULT_MAX_DEPTH, packed=False, zstd=None, lossy_float_step=None):
+    def dumps(obj, *, default=None, max_depth=DEFAULT_MAX_DEPTH, packed=False, zstd=None, lossy_float_step=None,
+              columns_only=False):
         """Serialize ``obj`` to Leafwire bytes (a canonical document, spec §7).
 
         ``default`` is called with any object of another type and its result is encoded
@@ -96,10 +97,13 @@ else:
         first). ``zstd`` (a level, 1-22) compresses each page, or each stripe of records
         whole, with zstd where it pays (from level 10 with pages of 65,536 values:
         smaller, slower to read one element); ``lossy_float_step`` (T) stores floats
-        rounded to multiples of 2**T (lossy, by request only).
+        rounded to multiples of 2**T (lossy, by request only). Where zstd makes less of
+        their JSON text than the columns do (configuration, schemas, documentation text),
+        such values are kept whole as that compressed text, and so is a top-level dict
+        with much outside them; ``columns_only=True`` keeps everything in columns.
         """
         return _leafwire.dumps(obj, default=default, max_depth=max_depth, packed=packed, zstd=zstd,
-                               lossy_float_step=lossy_float_step)
+                               lossy_float_step=lossy_float_step, columns_only=columns_only)
 
     def loads(data, *, type=None, arrays="numpy", max_depth=DEFAULT_MAX_DEPTH):  # noqa: A002 - msgspec's name
         """Deserialize Leafwire bytes (any bytes-like object) to Python objects.

@@ -12,6 +12,7 @@ Standard library only, plus ``zstandard``, imported when a page uses the zstd st
 (codec 0x30). Codec 0x11 (pco) is not supported: a page that uses it is rejected.
 """
 
+import json
 import struct
 
 try:
@@ -65,12 +66,21 @@ def read_group(buf, start, end):
 def read_object(buf, start, end, at):
     """§13.7: the object (a dict) of the packed object whose column group is in
     ``buf[start:end]``: its elements are the entries [key, value], the root a tuple node
-    of two positions holding arrays only, position 0 strings only; keys distinct. ``at``
+    of two positions holding arrays only, position 0 strings only; keys distinct; or, in
+    the whole form, its one element kept whole is the object. ``at``
     is the packed block's offset, where errors of the object's shape are reported."""
     group = _Group(bytes(buf), start, end)
     root = group.nodes[0]
     if group.n == 0:
         raise FormatError(at, "packed object without entries")
+    if root.kinds == 1 << RESIDUAL and root.tuple is None:
+        # The whole form: one element kept whole, the object itself.
+        if group.n != 1:
+            raise FormatError(at, "packed object whose whole form holds more than one element")
+        (whole,) = group.elements()
+        if not isinstance(whole, dict) or not whole:
+            raise FormatError(at, "packed object whose whole form is not an object of entries")
+        return whole
     if root.tuple != 2 or root.kinds != 1 << ARRAY:
         raise FormatError(at, "packed object whose root is not a tuple node of two positions")
     keys = root.children.get((POSITION, 0))
@@ -82,6 +92,29 @@ def read_object(buf, start, end, at):
             raise FormatError(at, f"packed object repeats the key {key!r}")
         out[key] = value
     return out
+
+
+def _unique_keys(pairs):
+    """A JSON object of the residual JSON form (§13.3), whose keys MUST be distinct."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("an object repeats a key")
+    return out
+
+
+def _not_json(name):
+    raise ValueError(f"{name} is not JSON (RFC 8259)")
+
+
+def _nesting(value):
+    """How many containers deep ``value`` nests (iteratively: the text may be deep)."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 # -- shared definitions (§13.5) ----------------------------------------------------------
@@ -882,7 +915,10 @@ class _Group:
         return values
 
     def read_residual_page(self, buf, pos, end, n):
-        """§13.3: one complete Leafwire document whose root is an array of the n values."""
+        """§13.3: one complete Leafwire document whose root is an array of the n values,
+        or (first byte 0x30) a zstd stage holding the JSON text of that array."""
+        if end > pos and buf[pos] == ZSTD:
+            return self.read_json_page(buf, pos, end, n)
         self.charge(end - pos, pos)
         page = buf[pos:end]
         try:
@@ -892,6 +928,23 @@ class _Group:
             raise FormatError(pos, f"in a residual page: {error}") from None
         if tag != TAG_ARRAY or len(values) != n:
             raise FormatError(pos, "a residual page's document is not an array of its n values")
+        return values
+
+    def read_json_page(self, buf, pos, end, n):
+        """§13.3, the JSON form: D is charged to the budget before the frame is read."""
+        r = _Cursor(buf, pos + 1, end)
+        self.charge(_Cursor(buf, pos + 1, end).varint(), pos)
+        text = _unwrap_zstd(r)
+        if r.pos != end:
+            raise FormatError(pos, "a residual page's zstd frame does not fill the page")
+        try:
+            values = json.loads(text.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_not_json)
+        except (ValueError, RecursionError) as error:
+            raise FormatError(pos, f"in a residual page's JSON text: {error}") from None
+        if _nesting(values) > MAX_DEPTH + 1:
+            raise FormatError(pos, "a residual page's JSON text nests deeper than the depth limit")
+        if not isinstance(values, list) or len(values) != n:
+            raise FormatError(pos, "a residual page's JSON text is not an array of its n values")
         return values
 
     def charge(self, units, at):

@@ -97,6 +97,8 @@ def test_options_need_packed_and_valid_ranges():
     with pytest.raises(Exception):
         leafwire.dumps([1], zstd=3)
     with pytest.raises(Exception):
+        leafwire.dumps([1], columns_only=True)
+    with pytest.raises(Exception):
         leafwire.dumps([1], packed=True, zstd=0)
     with pytest.raises(Exception):
         leafwire.dumps([1], packed=True, lossy_float_step=99)
@@ -124,3 +126,32 @@ def test_damaged_packed_documents_raise_decode_errors():
             leafwire.loads(bytes(bad))
         except leafwire.DecodeError:
             pass
+
+
+def service_definition():
+    """Configuration-like: dicts of unique keys and repeated documentation text, which
+    shred into columns of a value or two each (spec §13.3's residual forms)."""
+    return {
+        "version": "2.0",
+        "shapes": {
+            f"Shape{i}": {
+                "type": "structure",
+                "members": {f"Field{i}": {"shape": f"Shape{(i + 1) % 80}", "documentation": f"<p>The bucket of shape {i}.</p>"}},
+            }
+            for i in range(80)
+        },
+    }
+
+
+def test_what_does_not_shred_is_kept_whole_and_reads_the_same():
+    obj = service_definition()
+    packed = leafwire.dumps(obj, packed=True)
+    columns = leafwire.dumps(obj, packed=True, columns_only=True)
+    assert len(packed) < len(columns)
+    for data in (packed, columns):
+        leafwire.validate(data)
+        assert leafwire.loads(data, arrays="list") == obj
+        assert leafwire.to_json(data) == leafwire.to_json(leafwire.dumps(obj))
+        assert leafwire.open(data)["shapes"]["Shape7"]["members"]["Field7"]["shape"] == "Shape8"
+    from leafwire import reference
+    assert reference.loads(packed) == obj

@@ -52,7 +52,7 @@ macro_rules! packed_peer {
                 "deserializes the struct from the columns under properties only (and the structure above them)";
 
             fn encode<M: Model>(m: &M) -> Result<Vec<u8>, Fail> {
-                leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None })
+                leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None, ..Default::default() })
                     .map_err(Fail::error)
             }
             fn decode<M: Model>(bytes: &[u8]) -> Result<M, Fail> {
@@ -94,7 +94,7 @@ pub fn element_rows<'a>(dataset: &'a str, model: &'a FeatureCollectionModel, s: 
         Case::new(move || read_ordinary(&ordinary).expect("checked"))
     });
     for (name, zstd) in [(LeafwirePacked::NAME, None), (LeafwirePackedZstd::NAME, Some(19))] {
-        let packed = leafwire::to_vec_packed(model, &leafwire::PackOptions { zstd_level: zstd, lossy_step: None })
+        let packed = leafwire::to_vec_packed(model, &leafwire::PackOptions { zstd_level: zstd, lossy_step: None, ..Default::default() })
             .expect("encodes");
         let ok = check(read_packed(&packed));
         s.checked(Row::new(dataset, "element", name), ok, move || {

@@ -42,7 +42,7 @@ macro_rules! packed_peer {
                 n
             }
             fn encode(m: &Workbook) -> Result<Vec<u8>, Fail> {
-                leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None })
+                leafwire::to_vec_packed(m, &leafwire::PackOptions { zstd_level: $zstd, lossy_step: None, ..Default::default() })
                     .map_err(Fail::error)
             }
             fn decode(bytes: &[u8]) -> Result<Workbook, Fail> {

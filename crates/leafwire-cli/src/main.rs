@@ -47,7 +47,8 @@ pub struct PackArgs {
     /// Write packed arrays and objects: every array of 64 scalars or more, and every object
     /// of 32 entries or more whose values hold 64 scalars (records by id), becomes
     /// compressed columns (smaller, still readable by element; not zero-copy, not editable
-    /// in place).
+    /// in place); where zstd of their JSON text is smaller, they are kept whole as that,
+    /// and so is a root object with much outside such groups (configuration, schemas).
     #[arg(long)]
     pub packed: bool,
     /// With --packed: compress with zstd at this level (1-22) where it pays: each page, or each stripe whole where that finds what columns repeat of one another. From level 10, pages hold 65,536 values instead of 4,096: smaller files, slower single-element reads.
@@ -57,11 +58,19 @@ pub struct PackArgs {
     /// e.g. -12 keeps every value within 2^-13).
     #[arg(long, requires = "packed", allow_hyphen_values = true, value_parser = clap::value_parser!(i8).range(-60..=60))]
     pub lossy_float_step: Option<i8>,
+    /// With --packed: keep every group in columns, never kept whole as compressed JSON
+    /// text: larger on data that does not shred, but every field stays readable alone.
+    #[arg(long, requires = "packed")]
+    pub columns_only: bool,
 }
 
 impl PackArgs {
     fn options(self) -> Option<leafwire::PackOptions> {
-        self.packed.then_some(leafwire::PackOptions { zstd_level: self.zstd, lossy_step: self.lossy_float_step })
+        self.packed.then_some(leafwire::PackOptions {
+            zstd_level: self.zstd,
+            lossy_step: self.lossy_float_step,
+            columns_only: self.columns_only,
+        })
     }
 }
 

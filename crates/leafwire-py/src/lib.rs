@@ -65,7 +65,7 @@ fn with_bytes<R>(data: &Bound<'_, PyAny>, what: &str, f: impl FnOnce(&[u8]) -> P
 guarded! {
 /// Serializes `obj` to Leafwire bytes.
 #[pyfunction]
-#[pyo3(signature = (obj, /, *, default = None, max_depth = 128, packed = false, zstd = None, lossy_float_step = None))]
+#[pyo3(signature = (obj, /, *, default = None, max_depth = 128, packed = false, zstd = None, lossy_float_step = None, columns_only = false))]
 #[allow(clippy::too_many_arguments)]
 fn dumps<'py>(
     py: Python<'py>,
@@ -75,10 +75,11 @@ fn dumps<'py>(
     packed: bool,
     zstd: Option<i32>,
     lossy_float_step: Option<i8>,
+    columns_only: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     if !packed {
-        if zstd.is_some() || lossy_float_step.is_some() {
-            return Err(errors::bad_argument("zstd and lossy_float_step apply to packed=True only"));
+        if zstd.is_some() || lossy_float_step.is_some() || columns_only {
+            return Err(errors::bad_argument("zstd, lossy_float_step and columns_only apply to packed=True only"));
         }
         return dumps_plain(py, obj, default, max_depth);
     }
@@ -94,7 +95,7 @@ fn dumps<'py>(
             leafwire::decode_with(plain.as_bytes(), max_depth).map_err(|e| to_py(py, e, Side::Encode))?
         }
     };
-    let options = leafwire::PackOptions { zstd_level: zstd, lossy_step: lossy_float_step };
+    let options = leafwire::PackOptions { zstd_level: zstd, lossy_step: lossy_float_step, columns_only };
     let bytes = py.detach(|| leafwire::encode_packed(&value, &options)).map_err(|e| to_py(py, e, Side::Encode))?;
     Ok(PyBytes::new(py, &bytes))
 }

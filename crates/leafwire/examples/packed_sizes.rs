@@ -23,7 +23,7 @@ fn main() {
         let compact = expected.as_bytes();
         let zstd3 = zstd::bulk::compress(compact, 3).expect("compresses").len();
         let packed_len = |zstd_level: Option<i32>| {
-            let options = leafwire::PackOptions { zstd_level, lossy_step: None };
+            let options = leafwire::PackOptions { zstd_level, lossy_step: None, ..Default::default() };
             let packed = leafwire::encode_packed(&value, &options).expect("packs");
             assert_eq!(leafwire::json::to_json(&packed).expect("reads back"), expected, "{path}: round trip");
             packed.len()

@@ -11,7 +11,7 @@ fn main() {
     let reps: usize = args.get(3).and_then(|n| n.parse().ok()).unwrap_or(10);
     let value = leafwire::json::parse(&text).expect("valid JSON");
     // An optional fourth argument: the zstd level to pack with.
-    let options = leafwire::PackOptions { zstd_level: args.get(4).and_then(|l| l.parse().ok()), lossy_step: None };
+    let options = leafwire::PackOptions { zstd_level: args.get(4).and_then(|l| l.parse().ok()), lossy_step: None, ..Default::default() };
     let packed = leafwire::encode_packed(&value, &options).expect("packs");
     let started = std::time::Instant::now();
     let mut sink = 0usize;

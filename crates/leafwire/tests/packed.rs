@@ -32,7 +32,7 @@ fn records() -> String {
 fn packed_documents_read_back_as_the_ordinary_ones() {
     let value = json(&records());
     let ordinary = encode(&value).unwrap();
-    for options in [PackOptions::default(), PackOptions { zstd_level: Some(3), lossy_step: None }] {
+    for options in [PackOptions::default(), PackOptions { zstd_level: Some(3), lossy_step: None, ..Default::default() }] {
         let packed = encode_packed(&value, &options).unwrap();
         assert!(packed.len() * 2 < ordinary.len(), "{} B packed against {} B", packed.len(), ordinary.len());
         assert_eq!(u16::from_le_bytes([packed[10], packed[11]]) & 1, 1, "feature bit 0");
@@ -143,4 +143,61 @@ fn typed_arrays_keep_their_element_type() {
     validate(&packed).unwrap();
     let back = decode(&packed).unwrap();
     assert_eq!(back, decode(&encode(&value).unwrap()).unwrap());
+}
+
+/// A configuration-like document: objects of unique keys and repeated documentation text,
+/// which shreds into columns of one or two values each (spec §13.3's residual forms).
+fn service_definition() -> Value {
+    let shapes: Vec<String> = (0..120)
+        .map(|i| {
+            format!(
+                r#""Shape{i}": {{"type": "structure", "members": {{"Field{i}": {{"shape": "Shape{}", "documentation": "<p>The name of the bucket that holds shape {i}, as the service returns it.</p>"}}}}, "required": ["Field{i}"]}}"#,
+                (i + 1) % 120
+            )
+        })
+        .collect();
+    json(&format!(r#"{{"version": "2.0", "metadata": {{"protocol": "rest-xml", "id": "S3"}}, "shapes": {{{}}}}}"#, shapes.join(", ")))
+}
+
+#[test]
+fn what_does_not_shred_is_kept_whole_and_reads_as_before() {
+    let value = service_definition();
+    let plain = encode(&value).unwrap();
+    let packed = encode_packed(&value, &PackOptions::default()).unwrap();
+    let columns = encode_packed(&value, &PackOptions { columns_only: true, ..PackOptions::default() }).unwrap();
+    assert!(packed.len() < columns.len(), "kept whole: {} bytes, in columns: {}", packed.len(), columns.len());
+    for bytes in [&packed, &columns] {
+        validate(bytes).unwrap();
+        assert_eq!(to_json(bytes).unwrap(), to_json(&plain).unwrap());
+        let doc = Document::open(bytes).unwrap();
+        assert_eq!(doc.pointer_value("/shapes/Shape7/members/Field7/shape").unwrap(), Value::String("Shape8".into()));
+        assert_eq!(doc.pointer_value("/metadata/id").unwrap(), Value::String("S3".into()));
+        assert_eq!(leafwire::decode(bytes).unwrap(), leafwire::decode(&plain).unwrap());
+    }
+    // The root in the whole form (§13.7): its keys and length read by decoding it.
+    let root = Document::open(&packed).unwrap().root();
+    assert!(root.is_packed());
+    assert_eq!(root.packed_keys().unwrap(), vec!["version", "metadata", "shapes"]);
+    assert_eq!(root.len().unwrap(), 3);
+    assert_eq!(root.packed_entry("version").unwrap(), Value::String("2.0".into()));
+    // Columns only: the root stays an object and the shapes a packed object of entries.
+    let root = Document::open(&columns).unwrap().root();
+    assert!(!root.is_packed());
+    assert!(root.get("shapes").unwrap().packed_columns().unwrap().len() > 1);
+}
+
+#[test]
+fn a_group_of_records_that_compresses_better_as_text_is_kept_whole() {
+    let records: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"id": "item-{i}", "attr_{i}": {{"on": {}}}, "text": "<p>Item {i} is sold by the piece and shipped within two days.</p>"}}"#, i % 2 == 0))
+        .collect();
+    let value = json(&format!("[{}]", records.join(",")));
+    let packed = encode_packed(&value, &PackOptions::default()).unwrap();
+    let columns = encode_packed(&value, &PackOptions { columns_only: true, ..PackOptions::default() }).unwrap();
+    assert!(packed.len() < columns.len());
+    let root = Document::open(&packed).unwrap().root();
+    assert_eq!(root.packed_columns().unwrap().len(), 1, "the residual form: one column of whole elements");
+    let plain = Document::open(&encode(&value).unwrap()).unwrap().pointer_value("/299").unwrap();
+    assert_eq!(root.packed_element(299).unwrap(), plain);
+    assert_eq!(to_json(&packed).unwrap(), to_json(&encode(&value).unwrap()).unwrap());
 }

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use leafwire::json::{parse, to_json};
-use leafwire::{encode_packed, validate, Category, Document, PackOptions};
+use leafwire::{encode_packed, validate, Category, Document, PackOptions, Value};
 
 fn dir(sub: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../spec/vectors").join(sub)
@@ -35,7 +35,12 @@ fn records(n: usize) -> String {
 
 /// (name, options, JSON text of the value).
 fn vectors() -> Vec<(&'static str, PackOptions, String)> {
-    let plain = PackOptions::default();
+    // The vectors of the shredded layout keep their columns (their small data would
+    // otherwise often be kept whole as JSON text, §13.3); the residual forms have their
+    // own vectors below.
+    let plain = PackOptions { columns_only: true, ..PackOptions::default() };
+    let zstd3 = PackOptions { zstd_level: Some(3), columns_only: true, ..PackOptions::default() };
+    let default = PackOptions::default();
     let ints: Vec<String> = (0..100).map(|i| (1_600_000_000 + i * 7).to_string()).collect();
     let pairs: Vec<String> = (0..40).map(|i| format!("[{}.125, -{}.5]", i, 40 - i)).collect();
     let ragged: Vec<String> = (0..40).map(|i| format!("[{}]", (0..i % 5).map(|j| (i * j).to_string()).collect::<Vec<_>>().join(","))).collect();
@@ -86,7 +91,23 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
         .collect();
     // Entries as a packed array would hold them: [key, value] pairs, a key repeated.
     let pairs_dup: Vec<String> = (0..64).map(|i| format!(r#"["k{}", {i}]"#, i % 63)).collect();
+    // What does not shred (§13.3): settings of one service each, every one with its own
+    // keys, and documentation text that repeats across them.
+    let services: Vec<String> = (0..40)
+        .map(|i| {
+            format!(
+                r#"{{"name": "service-{i}", "setting_{i}": {{"enabled": {}, "retries": {}}}, "doc": "<p>Sets how service {i} retries a request that timed out before giving up.</p>"}}"#,
+                i % 2 == 0,
+                i % 5
+            )
+        })
+        .collect();
+    let settings: Vec<String> = (0..12)
+        .map(|i| format!(r#""option_{i}": {{"type": "string", "doc": "<p>The value of option {i}, as the service reads it at start.</p>", "default": "{}"}}"#, i * 7))
+        .collect();
     vec![
+        ("residual_form", default, format!("[{}]", services.join(", "))),
+        ("whole_object", default, format!("{{{}}}", settings.join(", "))),
         ("records", plain, records(60)),
         ("packed_object", plain, format!("{{{}}}", users.join(", "))),
         ("entry_pairs", plain, format!("[{}]", pairs_dup.join(","))),
@@ -96,11 +117,11 @@ fn vectors() -> Vec<(&'static str, PackOptions, String)> {
         ("mixed_kinds", plain, format!("[{}]", mixed.join(","))),
         ("keyed_objects", plain, format!("[{}]", keyed.join(","))),
         ("deep_residual", plain, format!("[{}, {}]", deep, (0..70).map(|i| i.to_string()).collect::<Vec<_>>().join(","))),
-        ("big_integers_residual", plain, format!("[{}]", residual.join(","))),
-        ("zstd_stage", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", repeated.join(","))),
-        ("stripe_frames", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", linked.join(","))),
-        ("framed_tables", PackOptions { zstd_level: Some(3), lossy_step: None }, format!("[{}]", wide.join(","))),
-        ("lossy_floats", PackOptions { zstd_level: None, lossy_step: Some(-8) }, format!("[{}]", (0..80).map(|i| format!("{}", i as f64 * 0.1)).collect::<Vec<_>>().join(","))),
+        ("big_integers_residual", default, format!("[{}]", residual.join(","))),
+        ("zstd_stage", zstd3, format!("[{}]", repeated.join(","))),
+        ("stripe_frames", zstd3, format!("[{}]", linked.join(","))),
+        ("framed_tables", zstd3, format!("[{}]", wide.join(","))),
+        ("lossy_floats", PackOptions { lossy_step: Some(-8), ..plain }, format!("[{}]", (0..80).map(|i| format!("{}", i as f64 * 0.1)).collect::<Vec<_>>().join(","))),
     ]
 }
 
@@ -195,9 +216,13 @@ fn negative_vectors() -> Vec<Broken> {
     let mut truncated = records.clone();
     let cut = group_start(&records, "/rows") + 40;
     truncated.truncate(cut);
-    // big_integers_residual: its one residual page is a document of its own (§13.3).
-    let big = base("big_integers_residual");
+    // A residual page in the document form (§13.3): f32 values have no exact JSON form.
+    let halves = Value::Array((0..70).map(|i| Value::F32(i as f32 + 0.5)).collect());
+    let big = encode_packed(&halves, &PackOptions::default()).unwrap();
     let page = 8 + big[8..].windows(8).position(|w| w == b"LEAFWIRE").unwrap();
+    // big_integers_residual: its one residual page is in the JSON form (0x30, D, C, frame).
+    let json_page = base("big_integers_residual");
+    let json_d = json_page_d(&json_page);
     let framed = base("stripe_frames");
     // The stripe's framing byte, before its D.
     let frame = first_frame(&framed) - 1;
@@ -243,6 +268,11 @@ fn negative_vectors() -> Vec<Broken> {
             b[record + 44..record + 48].copy_from_slice(&crc.to_le_bytes());
             b
         } },
+        Broken { name: "packed_residual_json_size", description: "the residual page in the JSON form declares a D other than the size its zstd frame holds", bytes: {
+            let mut b = json_page.clone();
+            b[json_d] = (b[json_d] & 0x80) | ((b[json_d] & 0x7f).wrapping_sub(1) & 0x7f);
+            b
+        } },
         Broken { name: "packed_group_version", description: "the column group's version byte is 2", bytes: patched(ints.clone(), g, 2) },
         Broken { name: "packed_tag_without_feature", description: "a packed array in a document whose feature bit 0 is clear", bytes: patched(ints.clone(), 10, ints[10] & !1) },
         Broken { name: "packed_node_parent_not_earlier", description: "node 1 of the group names itself as its parent", bytes: patched(ragged.clone(), node1, 1) },
@@ -260,6 +290,22 @@ fn negative_vectors() -> Vec<Broken> {
             b
         } },
     ]
+}
+
+/// Offset of D in the first residual page of the JSON form (§13.3): the 0x30 byte whose
+/// D and C varints end where a zstd frame's magic begins.
+fn json_page_d(bytes: &[u8]) -> usize {
+    let varint_end = |mut at: usize| {
+        while bytes[at] & 0x80 != 0 {
+            at += 1;
+        }
+        at + 1
+    };
+    let magic = bytes.windows(4).position(|w| w == [0x28, 0xB5, 0x2F, 0xFD]).expect("a zstd frame");
+    (magic.saturating_sub(8)..magic)
+        .find(|&p| bytes[p] == 0x30 && varint_end(varint_end(p + 1)) == magic)
+        .expect("a residual page in the JSON form")
+        + 1
 }
 
 fn crc32(data: &[u8]) -> u32 {

@@ -60,10 +60,12 @@ pub enum ValueKind {
     PackedStructure,
     /// A table (spec §15), counted whole.
     Table,
+    /// Values a packed group keeps whole (spec §13.3): documents or compressed JSON text.
+    Residual,
 }
 
-/// Number of distinct [`ValueKind`]s: 14 plain kinds and 11 element types.
-const KINDS: usize = 25;
+/// Number of distinct [`ValueKind`]s: 15 plain kinds and 11 element types.
+const KINDS: usize = 26;
 
 impl ValueKind {
     /// A dense index in `0..KINDS`, also the kind's place in listings of equal size.
@@ -85,6 +87,7 @@ impl ValueKind {
             F32 => 22,
             PackedStructure => 23,
             Table => 24,
+            Residual => 25,
         }
     }
 
@@ -105,7 +108,8 @@ impl ValueKind {
             21 => F64,
             22 => F32,
             23 => PackedStructure,
-            _ => Table,
+            24 => Table,
+            _ => Residual,
         }
     }
 
@@ -127,6 +131,7 @@ impl ValueKind {
             F32 => "f32".into(),
             PackedStructure => "packed structure".into(),
             Table => "table".into(),
+            Residual => "kept whole".into(),
         }
     }
 

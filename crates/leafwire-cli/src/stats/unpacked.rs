@@ -165,7 +165,7 @@ impl<'a> Walker<'a> {
                 Stream::Int => ValueKind::Int,
                 Stream::Float => ValueKind::F64,
                 Stream::String => ValueKind::String,
-                Stream::Residual => ValueKind::Bytes,
+                Stream::Residual => ValueKind::Residual,
                 Stream::Kind | Stream::Shape | Stream::Len | Stream::Key => ValueKind::PackedStructure,
             };
             self.stats.add_values(at, kind, column.bytes, column.values);

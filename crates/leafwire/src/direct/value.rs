@@ -16,8 +16,31 @@ use crate::value::{TypedArray, Value};
 /// Encodes `value` canonically, accepting nesting up to `max_depth` containers; with
 /// `pack`, its large arrays become packed arrays (spec §13).
 pub(crate) fn encode_value(value: &Value, max_depth: usize, pack: Option<&PackOptions>) -> Result<Vec<u8>> {
-    with_planner(max_depth, pack, |planner| planner.encode(value))
+    let (document, root_tag, packed_bytes) = with_planner(max_depth, pack, |planner| {
+        let document = planner.encode(value)?;
+        Ok::<_, Error>((document, planner.root_tag, planner.packed.iter().map(Vec::len).sum::<usize>()))
+    })?;
+    match (pack, value) {
+        // A root object that is not packed, with much of the document outside groups (a
+        // configuration, a schema, an API definition): the whole form may cost what zstd
+        // makes of its JSON, where the layout's keys, structure and text do not compress.
+        (Some(options), Value::Object(map))
+            if !options.columns_only
+                && root_tag != tag::PACKED_OBJECT
+                && document.len() >= MIN_WHOLE_DOCUMENT
+                && (document.len() - packed_bytes) * 8 > document.len() =>
+        {
+            let Some(block) = packed::entries::pack_whole(map, options)? else { return Ok(document) };
+            let whole = with_planner(max_depth, None, |planner| planner.encode_packed_root(tag::PACKED_OBJECT, block))?;
+            Ok(if whole.len() < document.len() { whole } else { document })
+        }
+        _ => Ok(document),
+    }
 }
+
+/// A document smaller than this keeps its root as it is in packed mode: a few hundred
+/// bytes have little for zstd to find, and stay readable in place.
+const MIN_WHOLE_DOCUMENT: usize = 1024;
 
 /// Plans `value` (no packed arrays) and hands the plan to `sink`.
 pub(crate) fn plan_value(value: &Value, max_depth: usize, sink: &mut impl super::PlanSink) -> Result<()> {
@@ -44,6 +67,7 @@ fn with_planner<'a, R>(max_depth: usize, pack: Option<&'a PackOptions>, f: impl 
         pack,
         max_depth,
         shapes,
+        root_tag: tag::NULL,
     };
     let bytes = f(&mut planner);
     let Planner { mut levels, keys, blocks, mut shapes, .. } = planner;
@@ -80,12 +104,26 @@ struct Planner<'a> {
     max_depth: usize,
     /// The guesses for object keys (`KeyTable::intern_guessed`).
     shapes: KeyGuesses,
+    /// The tag the root got (once `encode` has run).
+    root_tag: u8,
 }
 
 impl<'a> Planner<'a> {
     fn encode(&mut self, value: &'a Value) -> Result<Vec<u8>> {
         let (tag, value, _) = self.visit(value, 0)?;
-        let root = Child { tag, key: 0, value };
+        self.write(Child { tag, key: 0, value })
+    }
+
+    /// The document whose root is the packed `block` (tag `t`).
+    fn encode_packed_root(&mut self, t: u8, block: Vec<u8>) -> Result<Vec<u8>> {
+        self.levels.add_block(block.len());
+        self.packed.push(block);
+        self.write(Child { tag: t, key: 0, value: 0 })
+    }
+
+    /// Lays out and writes the planned document under `root`.
+    fn write(&mut self, root: Child) -> Result<Vec<u8>> {
+        self.root_tag = root.tag;
         let source = Blocks { blocks: &self.blocks, typed: &self.typed, tables: &self.tables, packed: &self.packed };
         let keys = Keys { texts: self.keys.texts(), hashes: self.keys.hashes() };
         let layout = self.levels.finish(keys, root, &source)?;
@@ -333,6 +371,7 @@ mod tests {
             pack: None,
             max_depth: 128,
             shapes: KeyGuesses::default(),
+            root_tag: tag::NULL,
         };
         let (tag, v, _) = planner.visit(&value, 0).unwrap();
         let root = Child { tag, key: 0, value: v };

@@ -1,8 +1,9 @@
 //! Packed objects (spec §13.7, tag 0x10): an object whose keys are data (plugins by name,
 //! events by id) stored as the packed array of its entries `[key, value]`, the root a
-//! tuple node whose position 0 holds the keys as one string column. Everything about the
-//! layout of such a group lives here: which objects are packed, the checks a reader makes
-//! on the group's shape, and reading the object, its keys, or one entry.
+//! tuple node whose position 0 holds the keys as one string column; or, in the whole
+//! form, as a group of one element kept whole (§13.3), the object itself. Everything
+//! about the layout of such a group lives here: which objects are packed, the checks a
+//! reader makes on the group's shape, and reading the object, its keys, or one entry.
 
 use super::group::{unshred_error, Group, PackOptions, PathStep};
 use super::shred::{kind, Role, OVER_BUDGET};
@@ -14,8 +15,9 @@ use crate::value::{Map, Value};
 /// more likely a schema than data, and a packed object gives up lookups in place.
 pub(crate) const MIN_OBJECT_ENTRIES: usize = 32;
 
-/// The packed block of `map`'s entries (the content of a tag 0x10 block), or `None` when
-/// it is too small to pack or the shredder declines it.
+/// The packed block of `map` (the content of a tag 0x10 block): its entries shredded, or
+/// the whole form where that is smaller; `None` when it is too small to pack or neither
+/// form can be made.
 pub(crate) fn pack_object(map: &Map, options: &PackOptions) -> Result<Option<Vec<u8>>> {
     if map.len() < MIN_OBJECT_ENTRIES {
         return Ok(None);
@@ -25,19 +27,48 @@ pub(crate) fn pack_object(map: &Map, options: &PackOptions) -> Result<Option<Vec
     if !leaves_at_least(&entries, MIN_GROUP_LEAVES + map.len()) {
         return Ok(None);
     }
-    write_block(shred::shred_entries(&entries, options.page_values()), options)
+    let shredded = write_block(shred::shred_entries(&entries, options.page_values()), options)?;
+    super::or_residual_form(shredded, &entries, || whole_group(map, options), options)
+}
+
+/// The packed block of `map` in the whole form (§13.7), whatever its size, when its value
+/// has an exact JSON form: what the root of a document that does not shred becomes.
+pub(crate) fn pack_whole(map: &Map, options: &PackOptions) -> Result<Option<Vec<u8>>> {
+    if map.is_empty() || !map.values().all(super::residual::json_exact) {
+        return Ok(None);
+    }
+    write_block(whole_group(map, options), options)
+}
+
+fn whole_group(map: &Map, options: &PackOptions) -> Option<shred::Shredded> {
+    shred::shred_residual(&[Value::Object(map.clone())], options.page_values())
+}
+
+/// How a packed object's group holds it (§13.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// Entries `[key, value]`, the keys in the string column of this node.
+    Entries { keys: usize },
+    /// One element kept whole: the object.
+    Whole,
 }
 
 /// A packed object's group, its shape checked (§13.7): N ≥ 1 entries, the root a tuple
-/// node of two positions holding arrays only, position 0 strings only. Returns the group
-/// and the node of the keys.
-pub(crate) fn open_object(buf: &[u8], payload: u64) -> Result<(Group<'_>, usize)> {
+/// node of two positions holding arrays only, position 0 strings only; or one element
+/// whose root node holds residual values only. Returns the group and its form.
+pub(crate) fn open_object(buf: &[u8], payload: u64) -> Result<(Group<'_>, Form)> {
     let group = open_block(buf, payload)?;
     let bad = |m: &str| Error::malformed(payload, format!("packed object: {m} (spec §13.7)"));
     if group.len() == 0 {
         return Err(bad("no entries"));
     }
     let root = group.node(0);
+    if root.kinds == 1 << kind::RESIDUAL && root.tuple.is_none() {
+        if group.len() != 1 {
+            return Err(bad("the whole form holds more than one element"));
+        }
+        return Ok((group, Form::Whole));
+    }
     if root.tuple != Some(2) || root.kinds != 1 << kind::ARRAY {
         return Err(bad("the root node is not a tuple node of two positions"));
     }
@@ -45,14 +76,17 @@ pub(crate) fn open_object(buf: &[u8], payload: u64) -> Result<(Group<'_>, usize)
     if group.node(keys).kinds != 1 << kind::STRING {
         return Err(bad("a key is not a string"));
     }
-    Ok((group, keys))
+    Ok((group, Form::Entries { keys }))
 }
 
 /// The object of the packed block at `payload`, as the shredder stored its values (arrays
 /// of numbers as arrays).
 pub(crate) fn decode_object(buf: &[u8], payload: u64) -> Result<Value> {
-    let (group, _) = open_object(buf, payload)?;
+    let (group, form) = open_object(buf, payload)?;
     let entries = group.elements(&mut decode_budget(buf.len()))?;
+    if form == Form::Whole {
+        return whole_object(entries, payload).map(Value::Object);
+    }
     let mut map = Map::default();
     map.reserve(entries.len());
     for entry in entries {
@@ -64,10 +98,29 @@ pub(crate) fn decode_object(buf: &[u8], payload: u64) -> Result<Value> {
     Ok(Value::Object(map))
 }
 
+/// The object a whole-form group's one element is.
+fn whole_object(elements: Vec<Value>, payload: u64) -> Result<Map> {
+    match <[Value; 1]>::try_from(elements) {
+        Ok([Value::Object(map)]) if !map.is_empty() => Ok(map),
+        _ => Err(Error::malformed(payload, "packed object: the whole form's element is not an object of entries (spec §13.7)")),
+    }
+}
+
+/// The number of entries of the packed object at `payload` (the whole form decodes its
+/// one element to count them).
+pub(crate) fn entry_count(buf: &[u8], payload: u64) -> Result<usize> {
+    match open_object(buf, payload)? {
+        (group, Form::Entries { .. }) => Ok(group.len()),
+        (group, Form::Whole) => Ok(whole_object(group.elements(&mut decode_budget(buf.len()))?, payload)?.len()),
+    }
+}
+
 /// The keys of a packed object, in order, decoding only the key column.
 pub(crate) fn keys(buf: &[u8], payload: u64) -> Result<Vec<String>> {
-    let (group, key_node) = open_object(buf, payload)?;
-    keys_of(&group, key_node, &mut decode_budget(buf.len()))
+    match open_object(buf, payload)? {
+        (group, Form::Entries { keys }) => keys_of(&group, keys, &mut decode_budget(buf.len())),
+        (group, Form::Whole) => Ok(whole_object(group.elements(&mut decode_budget(buf.len()))?, payload)?.keys().cloned().collect()),
+    }
 }
 
 fn keys_of(group: &Group, key_node: usize, budget: &mut u64) -> Result<Vec<String>> {
@@ -93,8 +146,12 @@ fn keys_of(group: &Group, key_node: usize, budget: &mut u64) -> Result<Vec<Strin
 /// The value under `key` in the packed object at `payload` (`None`: no such key): the key
 /// column, then the one stripe of the entry.
 pub(crate) fn entry(buf: &[u8], payload: u64, key: &str) -> Result<Option<Value>> {
-    let (group, key_node) = open_object(buf, payload)?;
+    let (group, form) = open_object(buf, payload)?;
     let mut budget = decode_budget(buf.len());
+    let key_node = match form {
+        Form::Entries { keys } => keys,
+        Form::Whole => return Ok(whole_object(group.elements(&mut budget)?, payload)?.swap_remove(key)),
+    };
     let Some(i) = keys_of(&group, key_node, &mut budget)?.iter().position(|k| k == key) else {
         return Ok(None);
     };

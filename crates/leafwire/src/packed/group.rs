@@ -12,9 +12,6 @@ use crate::error::{Error, Result};
 use crate::format::numbers::write_varint;
 use crate::value::Value;
 
-/// A residual page's document nests one level deeper than its values: its root array.
-const RESIDUAL_PAGE_DEPTH: usize = crate::format::DEFAULT_MAX_DEPTH + 1;
-
 /// The group layout's version byte.
 pub(crate) const VERSION: u8 = 1;
 /// The encoder cuts a chunk into pages of at most this many values, and closes a stripe
@@ -137,6 +134,11 @@ pub struct PackOptions {
     pub zstd_level: Option<i32>,
     /// Quantize floats to steps of 2^t (lossy; §13.5, codec 0x14).
     pub lossy_step: Option<i8>,
+    /// Keep every group shredded into columns: never the residual form of a group or a
+    /// packed object's whole form (§13.3, §13.7), which keep the values whole as
+    /// compressed JSON text where that is smaller. Selective loads then read one field
+    /// from its own columns everywhere, at the cost of size where data does not shred.
+    pub columns_only: bool,
 }
 
 impl PackOptions {
@@ -369,7 +371,7 @@ fn write_framed_stripe(
 
 /// `page` (of `values[r]`) in a zstd stage at `level` where that is smaller (§13.5.4);
 /// strings take the smaller of their selected and their plain stream staged. Residual
-/// pages are documents, never staged.
+/// pages are never staged again (the JSON form is a zstd frame already, §13.3).
 fn staged(values: &Values, r: &Range<usize>, page: &[u8], level: i32) -> Vec<u8> {
     match values {
         Values::Strings(v) => zstd_stage::wrap_best_strings(&v[r.clone()], page.to_vec(), level),
@@ -424,8 +426,7 @@ fn encode_page(values: &Values, r: Range<usize>, options: &PackOptions, strings:
             super::string::encode_strings(&v[r], &super::string::StrCodec::Plain(super::int::IntCodec::Auto), &mut page)?
         }
         Values::Strings(v) => select::write_strings(&v[r], 0, true, true, &mut page)?,
-        // A residual page is one document whose root is the array of its values (§13.3).
-        Values::Residual(v) => return crate::encode_with(&Value::Array(v[r].to_vec()), RESIDUAL_PAGE_DEPTH),
+        Values::Residual(v) => return super::residual::encode_page(&v[r], options.zstd_level),
     }
     Ok(page)
 }
@@ -664,7 +665,8 @@ impl<'a> Group<'a> {
                 if count > 0 {
                     for (at, len) in self.pages(buf, pos, end, count as usize).map_err(|e| stripe.locate(e))? {
                         let name = match size.stream {
-                            // Residual pages are documents, not codec streams (§13.3).
+                            // Residual pages are documents or JSON text, not codec streams (§13.3).
+                            Stream::Residual if super::residual::is_json_page(&buf[at..at + len]) => "residual JSON (zstd)",
                             Stream::Residual => "residual documents",
                             // Inside a frame, the bytes of a page are its share of the frame.
                             _ if stripe.frame.is_some() => "zstd stripe frames",
@@ -969,27 +971,9 @@ impl<'a> Group<'a> {
         Ok(())
     }
 
-    /// A residual page: one Leafwire document whose root is an array of the page's n
-    /// values (§13.3).
-    fn read_residual(
-        &self,
-        buf: &[u8],
-        pos: usize,
-        end: usize,
-        n: usize,
-        node: &mut Node,
-        budget: &mut u64,
-    ) -> Result<()> {
-        let page = buf.get(pos..end).ok_or_else(|| Error::malformed(pos as u64, "residual page runs past the group"))?;
-        *budget = budget.checked_sub(page.len() as u64).ok_or_else(|| {
-            Error::new(crate::error::Category::LimitExceeded, "residual values exceed the decode budget (spec §13.6)")
-                .at(pos as u64)
-        })?;
-        let in_page = |e: Error| Error::new(e.category(), format!("in a residual page: {}", e.message())).at(pos as u64);
-        match crate::decode_with(page, RESIDUAL_PAGE_DEPTH).map_err(in_page)? {
-            Value::Array(values) if values.len() == n => node.residual.extend(values),
-            _ => return Err(Error::malformed(pos as u64, "a residual page's document is not an array of its n values")),
-        }
+    /// A residual page (§13.3, either form).
+    fn read_residual(&self, buf: &[u8], pos: usize, end: usize, n: usize, node: &mut Node, budget: &mut u64) -> Result<()> {
+        node.residual.extend(super::residual::decode_page(buf, pos, end, n, &self.limits, budget)?);
         Ok(())
     }
 }
@@ -1176,7 +1160,7 @@ mod tests {
             .collect();
         let elements: Vec<Value> = walk.iter().cycle().take(60_000).map(|&v| Value::F64(v)).collect();
         let size_at = |level: i32| {
-            let options = PackOptions { zstd_level: Some(level), lossy_step: None };
+            let options = PackOptions { zstd_level: Some(level), lossy_step: None, ..Default::default() };
             assert_eq!(options.page_values(), if level >= ARCHIVE_LEVEL { ARCHIVE_PAGE_VALUES } else { PAGE_VALUES });
             let s = shred_in(&elements, options.page_values()).unwrap();
             let mut buf = Vec::new();
@@ -1222,7 +1206,7 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]
         fn groups_come_back(elements in prop::collection::vec(value(), 0..12), zstd in any::<bool>()) {
-            let options = PackOptions { zstd_level: zstd.then_some(3), lossy_step: None };
+            let options = PackOptions { zstd_level: zstd.then_some(3), lossy_step: None, ..Default::default() };
             let (back, _) = round_trip(&elements, &options);
             prop_assert_eq!(back.iter().map(normal).collect::<Vec<_>>(), elements.iter().map(normal).collect::<Vec<_>>());
         }
@@ -1283,7 +1267,7 @@ mod tests {
                 )
             })
             .collect();
-        let zstd = PackOptions { zstd_level: Some(3), lossy_step: None };
+        let zstd = PackOptions { zstd_level: Some(3), lossy_step: None, ..Default::default() };
         let s = shred(&elements).unwrap();
         assert!(s.stripes() >= 3);
         let mut buf = Vec::new();

@@ -13,6 +13,7 @@ pub(crate) mod fuzz;
 pub(crate) mod group;
 pub(crate) mod int;
 pub(crate) mod patched;
+pub(crate) mod residual;
 pub(crate) mod select;
 pub(crate) mod shred;
 pub(crate) mod split;
@@ -39,7 +40,31 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    write_block(shred::shred_in(elements, options.page_values()), options)
+    let shredded = write_block(shred::shred_in(elements, options.page_values()), options)?;
+    or_residual_form(shredded, elements, || shred::shred_residual(elements, options.page_values()), options)
+}
+
+/// `shredded` (the group of `elements`, or `None` if the shredder declined it), or the
+/// group `residual` makes (its values kept whole, §13.3), whichever is smaller. The
+/// residual form is tried only where its pages can be JSON text, and, against a shredded
+/// group, only when their JSON text compresses near enough to it.
+pub(crate) fn or_residual_form(
+    shredded: Option<Vec<u8>>,
+    elements: &[Value],
+    residual: impl FnOnce() -> Option<shred::Shredded>,
+    options: &PackOptions,
+) -> Result<Option<Vec<u8>>> {
+    if options.columns_only || elements.is_empty() || !elements.iter().all(residual::json_exact) {
+        return Ok(shredded);
+    }
+    if shredded.as_ref().is_some_and(|block| !residual::json_form_may_win(elements, block.len())) {
+        return Ok(shredded);
+    }
+    let kept_whole = write_block(residual(), options)?;
+    Ok(match (shredded, kept_whole) {
+        (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
+        (a, b) => a.or(b),
+    })
 }
 
 /// The group block of `s` (`None`: the shredder declined), unless it decodes to more than

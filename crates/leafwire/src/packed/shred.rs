@@ -170,16 +170,27 @@ impl Shredded {
     /// What decoding the group charges to the decode budget (§13.6): a unit per value and
     /// per array slot (tuples' included), the bytes of the strings and of the residual
     /// pages. A page's document is bounded by the documents of its values apart plus
-    /// `RESIDUAL_SLACK` per value (its root array's tag, slot and padding), so this is
-    /// an upper bound however the column is cut into pages.
+    /// `RESIDUAL_SLACK` per value (its root array's tag, slot and padding), and its JSON
+    /// text (the other form, §13.3) by their texts plus a comma each and the brackets,
+    /// so the larger of the two is an upper bound however the column is cut into pages
+    /// and whichever form each page takes.
     pub fn decode_cost(&self) -> u64 {
+        let residual_cost = |v: &Value| {
+            let Ok(document) = crate::encode_with(v, super::residual::PAGE_DEPTH) else { return RESIDUAL_SLACK };
+            let text = if super::residual::json_exact(v) {
+                let options = crate::json::JsonOptions { max_depth: super::residual::PAGE_DEPTH, ..Default::default() };
+                crate::json::to_json_with(&document, &options).map_or(0, |t| t.len())
+            } else {
+                0
+            };
+            document.len().max(text) as u64 + RESIDUAL_SLACK
+        };
         self.nodes
             .iter()
             .map(|n| {
                 let tuple_slots =
                     n.tuple.map_or(0, |k| k as u64 * n.kind.iter().filter(|&&kind| kind == kind::ARRAY).count() as u64);
-                let residual: u64 =
-                    n.residual.iter().map(|v| crate::encode(v).map_or(0, |d| d.len() as u64) + RESIDUAL_SLACK).sum();
+                let residual: u64 = n.residual.iter().map(residual_cost).sum();
                 n.kind.len() as u64
                     + n.len.iter().sum::<u64>()
                     + tuple_slots
@@ -267,9 +278,35 @@ pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
     shred_in(elements, super::group::PAGE_VALUES)
 }
 
+/// The residual form of a group (§13.3): every element kept whole in the root node's
+/// residual column, for subtrees that shred worse than their JSON compresses (a packed
+/// object's whole form, §13.7, is this form of the one-element group of the object).
+pub(crate) fn shred_residual(elements: &[Value], stripe_values: usize) -> Option<Shredded> {
+    walk_with(elements, &Decisions::default(), stripe_values, Some(0))
+}
+
 fn walk(elements: &[Value], decisions: &Decisions, stripe_values: usize) -> Option<Shredded> {
+    walk_with(elements, decisions, stripe_values, None)
+}
+
+/// Shreds `elements`; `residual_at` names the node whose values are all kept whole, if any
+/// (the root, the only node made before the walk).
+fn walk_with(
+    elements: &[Value],
+    decisions: &Decisions,
+    stripe_values: usize,
+    residual_at: Option<usize>,
+) -> Option<Shredded> {
     let mut s = Shredded::empty(elements.len());
-    let mut walker = Walker { s: &mut s, decisions, path: Vec::new(), most_in_stripe: 0, decided: Vec::new(), quick: Vec::new() };
+    let mut walker = Walker {
+        s: &mut s,
+        decisions,
+        path: Vec::new(),
+        most_in_stripe: 0,
+        decided: Vec::new(),
+        quick: Vec::new(),
+        residual_at,
+    };
     let mut first = 0;
     walker.s.marks.push(Mark::default());
     for (i, e) in elements.iter().enumerate() {
@@ -331,6 +368,8 @@ struct Walker<'s, 'd> {
     /// made (`NO_CHILD` before): the children of arrays, met once per element, are found
     /// without hashing.
     quick: Vec<[u32; 1 + MAX_TUPLE as usize]>,
+    /// The node whose values are all residual (a group's residual form), if any.
+    residual_at: Option<usize>,
 }
 
 /// What the decisions say about one node.
@@ -418,7 +457,7 @@ impl Walker<'_, '_> {
 
     fn value(&mut self, node: usize, v: &Value) -> Option<()> {
         let k = match v {
-            _ if self.s.nodes[node].depth > MAX_SHRED_DEPTH => kind::RESIDUAL,
+            _ if self.s.nodes[node].depth > MAX_SHRED_DEPTH || self.residual_at == Some(node) => kind::RESIDUAL,
             Value::Null => kind::NULL,
             Value::Bool(_) => kind::BOOL,
             Value::Int(_) => kind::INT,

@@ -12,12 +12,30 @@ use crate::format::numbers::{varint_len, write_varint};
 /// `bytes` compressed at `level` as the stage and stripe frames lay it out (§13.4,
 /// §13.5.4): varint D, varint C, then the C bytes of one zstd frame.
 pub(crate) fn frame(bytes: &[u8], level: i32) -> Option<Vec<u8>> {
-    let frame = zstd::bulk::compress(bytes, level).ok()?;
+    let frame = compress(bytes, level).ok()?;
     let mut out = Vec::with_capacity(varint_len(bytes.len() as u64) + varint_len(frame.len() as u64) + frame.len());
     write_varint(&mut out, bytes.len() as u64);
     write_varint(&mut out, frame.len() as u64);
     out.extend_from_slice(&frame);
     Some(out)
+}
+
+/// One zstd frame of `bytes` at `level`, through this thread's compression context: making
+/// a context costs about as much as compressing a small page, and a packed document
+/// compresses hundreds.
+pub(crate) fn compress(bytes: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
+    thread_local! {
+        static CCTX: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+    }
+    CCTX.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let cctx = match &mut *cell {
+            Some(cctx) => cctx,
+            empty => empty.insert(zstd::bulk::Compressor::new(level)?),
+        };
+        cctx.set_compression_level(level)?;
+        cctx.compress(bytes)
+    })
 }
 
 /// [`frame`] of `bytes`, when it is at least 1/8 smaller than `than` bytes: the margin

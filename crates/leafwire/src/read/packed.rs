@@ -115,7 +115,7 @@ impl<'a> Node<'a> {
 
     pub(super) fn packed_len(&self) -> Result<usize> {
         if self.tag == tag::PACKED_OBJECT {
-            return Ok(packed::entries::open_object(self.buf, self.payload)?.0.len());
+            return packed::entries::entry_count(self.buf, self.payload);
         }
         Ok(packed::open_block(self.buf, self.payload)?.len())
     }
