@@ -22,12 +22,13 @@ for f in "$vectors"/stream/*.lws "$vectors"/invalid/stream_*.lws; do
 done
 shopt -u nullglob
 
-# Documents: the positive vectors for every reader; the negative ones (spec §9 rules)
-# where present, except for mutate_fields, which wants valid documents to mutate.
+# Documents: the positive vectors for every reader, packed ones (spec §13) included; the
+# negative ones (spec §9 rules) where present, except for mutate_fields, which wants valid
+# documents to mutate.
 shopt -s nullglob
-for f in "$vectors"/*.lw; do
+for f in "$vectors"/*.lw "$vectors"/packed/*.lw; do
     for t in "${readers[@]}"; do
-        cp "$f" "$out/$t/vector-$(basename "$f")"
+        cp "$f" "$out/$t/vector-$(basename "$(dirname "$f")")-$(basename "$f")"
     done
 done
 for f in "$vectors"/invalid/*.lw "$vectors"/invalid/*/*.lw; do
