@@ -10,7 +10,7 @@ use rustc_hash::FxHashSet;
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
-use crate::format::container::Geometry;
+use crate::format::container::{self, Geometry};
 use crate::format::data::utf8;
 use crate::format::dictionary::DistinctTexts;
 use crate::format::typed::TypedHeader;
@@ -90,6 +90,9 @@ pub(crate) trait Tree<'a>: Sized {
     /// and `n` was charged to the budget first, so an arena may allocate all of them up
     /// front. The walker has already refused a repeated key.
     fn array_with_capacity(arena: Self::Arena, n: usize) -> Self::Array;
+    /// `[]` and `{}` (thousands in some documents), with nothing to allocate.
+    fn empty_array() -> Self;
+    fn empty_object() -> Self;
     fn array_push(a: &mut Self::Array, value: Self);
     fn array(a: Self::Array) -> Self;
 
@@ -114,7 +117,7 @@ struct Walk<'a, 'b, A> {
     texts: Vec<Option<&'a str>>,
     /// The texts resolved so far: distinct ids in an object must mean distinct texts.
     distinct: DistinctTexts<'a>,
-    /// For `check_distinct_keys`: the serial of the object that last used each key id
+    /// For `object`: the serial of the object that last used each key id
     /// (ids of 256 and more), and the last serial given out.
     stamps: Vec<u64>,
     serial: u64,
@@ -162,11 +165,7 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
             return Err(Error::depth_limit(self.limit).at(payload));
         }
         self.budget.charge(Budget::container_cost(0), payload)?;
-        Ok(if t == tag::ARRAY {
-            T::array(T::array_with_capacity(self.arena, 0))
-        } else {
-            T::object(T::object_with_capacity(self.arena, 0))
-        })
+        Ok(if t == tag::ARRAY { T::empty_array() } else { T::empty_object() })
     }
 
     #[inline(never)]
@@ -196,49 +195,138 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
             }
             _ => {
                 let depth_left = depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(self.limit).at(payload))?;
-                let g = Geometry::parse(self.buf(), payload, t)?;
-                // Charged before the children: an arena may allocate all of them up front.
-                self.budget.charge(Budget::container_cost(g.count), payload)?;
-                match t {
-                    tag::ARRAY => {
-                        let mut items = T::array_with_capacity(self.arena, g.count);
-                        for i in 0..g.count {
-                            let (ct, cp) = g.child(self.buf(), i)?;
-                            let value = self.value(ct, cp, depth_left)?;
-                            T::array_push(&mut items, value);
-                        }
-                        T::array(items)
-                    }
-                    tag::OBJECT => {
-                        let mut object = T::object_with_capacity(self.arena, g.count);
-                        self.check_distinct_keys(&g)?;
-                        for i in 0..g.count {
-                            let key = self.key(g.key(self.buf(), i))?;
-                            let (ct, cp) = g.child(self.buf(), i)?;
-                            let value = self.value(ct, cp, depth_left)?;
-                            T::object_insert(&mut object, key, value);
-                        }
-                        T::object(object)
-                    }
-                    _ => {
-                        let mut map = T::intmap_with_capacity(self.arena, g.count);
-                        let mut seen = FxHashSet::default();
-                        for i in 0..g.count {
-                            let key = g.key(self.buf(), i) as i64;
-                            // Small maps compare with the keys before; large ones hash.
-                            let repeated = if g.count <= 16 { (0..i).any(|j| g.key(self.buf(), j) as i64 == key) } else { !seen.insert(key) };
-                            if repeated {
-                                return Err(Error::malformed(payload, format!("duplicate key {key} in intmap")));
-                            }
-                            let (ct, cp) = g.child(self.buf(), i)?;
-                            let value = self.value(ct, cp, depth_left)?;
-                            T::intmap_insert(&mut map, key, value);
-                        }
-                        T::intmap(map)
-                    }
+                // The slot width (layout byte, spec §4) picks the loop, which parses the
+                // header in full (a byte past the end fails there).
+                let width_code = self.buf().get(payload as usize).map_or(0, |b| b & container::bits::WIDTH_MASK);
+                match (t, width_code) {
+                    (tag::ARRAY, 0) => self.array::<T, 1>(payload, depth_left)?,
+                    (tag::ARRAY, 1) => self.array::<T, 2>(payload, depth_left)?,
+                    (tag::ARRAY, 2) => self.array::<T, 4>(payload, depth_left)?,
+                    (tag::ARRAY, _) => self.array::<T, 8>(payload, depth_left)?,
+                    (tag::OBJECT, 0) => self.object::<T, 1>(payload, depth_left)?,
+                    (tag::OBJECT, 1) => self.object::<T, 2>(payload, depth_left)?,
+                    (tag::OBJECT, 2) => self.object::<T, 4>(payload, depth_left)?,
+                    (tag::OBJECT, _) => self.object::<T, 8>(payload, depth_left)?,
+                    _ => self.intmap(payload, depth_left)?,
                 }
             }
         })
+    }
+
+    /// The header of the container of tag `t` at `payload`, with its visit charged before
+    /// the children (an arena may allocate all of them up front).
+    #[inline(always)]
+    fn container(&self, t: u8, payload: u64) -> Result<Geometry> {
+        let g = Geometry::parse(self.buf(), payload, t)?;
+        self.budget.charge(Budget::container_cost(g.count), payload)?;
+        Ok(g)
+    }
+
+    /// The header of the container of tag `t` at `payload` whose slots are `W` bytes wide,
+    /// as `container`: the loops of `array` and `object` are made for one width.
+    #[inline(always)]
+    fn container_of<const W: usize>(&self, t: u8, payload: u64) -> Result<Geometry> {
+        let g = self.container(t, payload)?;
+        if g.width as usize != W {
+            return Err(Error::malformed(payload, "container slot width changed while reading"));
+        }
+        Ok(g)
+    }
+
+    #[inline(never)]
+    fn intmap<T: Tree<'a, Arena = A>>(&mut self, payload: u64, depth_left: usize) -> Result<T> {
+        let g = self.container(tag::INTMAP, payload)?;
+        let mut map = T::intmap_with_capacity(self.arena, g.count);
+        let mut seen = FxHashSet::default();
+        for i in 0..g.count {
+            let key = g.key(self.buf(), i) as i64;
+            // Small maps compare with the keys before; large ones hash.
+            let repeated = if g.count <= 16 { (0..i).any(|j| g.key(self.buf(), j) as i64 == key) } else { !seen.insert(key) };
+            if repeated {
+                return Err(Error::malformed(payload, format!("duplicate key {key} in intmap")));
+            }
+            let (ct, cp) = g.child(self.buf(), i)?;
+            let value = self.value(ct, cp, depth_left)?;
+            T::intmap_insert(&mut map, key, value);
+        }
+        Ok(T::intmap(map))
+    }
+
+    /// The children of the array `g`, whose slots are `W` bytes wide: one loop per width,
+    /// out of line, so that each keeps its state in registers.
+    #[inline(never)]
+    fn array<T: Tree<'a, Arena = A>, const W: usize>(&mut self, payload: u64, depth_left: usize) -> Result<T> {
+        let g = self.container_of::<W>(tag::ARRAY, payload)?;
+        let mut items = T::array_with_capacity(self.arena, g.count);
+        g.each_child_of::<W>(self.buf(), |_, ct, cp| {
+            let value = self.value(ct, cp, depth_left)?;
+            T::array_push(&mut items, value);
+            Ok(())
+        })?;
+        Ok(T::array(items))
+    }
+
+    /// The entries of the object `g`, whose slots are `W` bytes wide, as `array`. Each key
+    /// id is checked to be new in the object as it is met (a repeated id is refused: the
+    /// format forbids it, and a map would keep one value silently): ids below 256 (most of
+    /// them) in a bit set of this object's, others by stamping each id with the object's
+    /// serial.
+    #[inline(never)]
+    fn object<T: Tree<'a, Arena = A>, const W: usize>(&mut self, payload: u64, depth_left: usize) -> Result<T> {
+        let g = &self.container_of::<W>(tag::OBJECT, payload)?;
+        let mut object = T::object_with_capacity(self.arena, g.count);
+        if self.texts.is_empty() {
+            self.texts = vec![None; self.node.key_count() as usize];
+        }
+        let mut low = [0u64; 4];
+        let mut serial = 0;
+        let buf = self.buf();
+        g.each_entry_of::<W>(buf, |id, ct, cp| {
+            let repeated = if id < 256 {
+                let (word, bit) = ((id >> 6) as usize, 1u64 << (id & 63));
+                let seen = low[word] & bit != 0;
+                low[word] |= bit;
+                seen
+            } else {
+                self.stamp(id, &mut serial, g)?
+            };
+            let key = self.key(id, g)?;
+            if repeated {
+                return Err(Error::malformed(g.pos as u64, format!("duplicate key \"{key}\" in object")));
+            }
+            let value = self.value(ct, cp, depth_left)?;
+            T::object_insert(&mut object, key, value);
+            Ok(())
+        })?;
+        Ok(T::object(object))
+    }
+
+    /// Whether key `id` (256 or more) was already met in the object whose serial is
+    /// `serial` (0: none given yet), stamping it.
+    #[inline(always)]
+    fn stamp(&mut self, id: u64, serial: &mut u64, g: &Geometry) -> Result<bool> {
+        if *serial == 0 {
+            *serial = self.next_serial();
+        }
+        match self.stamps.get_mut(id as usize) {
+            Some(stamp) => Ok(std::mem::replace(stamp, *serial) == *serial),
+            None => Err(self.key_outside(id, g)),
+        }
+    }
+
+    /// A serial for the next object that has key ids of 256 or more.
+    #[inline(always)]
+    fn next_serial(&mut self) -> u64 {
+        if self.stamps.is_empty() {
+            self.make_stamps();
+        }
+        self.serial += 1;
+        self.serial
+    }
+
+    #[cold]
+    fn make_stamps(&mut self) {
+        self.stamps = vec![0; self.texts.len()];
     }
 
     #[inline]
@@ -251,53 +339,19 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
         self.budget.string(self.buf(), payload)
     }
 
-    /// Refuses an object whose key ids repeat (the format forbids it, and a map would keep
-    /// one value silently), in one pass over the keys before any child is visited: ids
-    /// below 256 (most of them) in a bit set of this object's, others by stamping each id
-    /// with this object's serial.
-    fn check_distinct_keys(&mut self, g: &Geometry) -> Result<()> {
-        if self.texts.is_empty() {
-            self.texts = vec![None; self.node.key_count() as usize];
+    /// The text of key `id` of the object `g`.
+    #[inline]
+    fn key(&mut self, id: u64, g: &Geometry) -> Result<&'a str> {
+        match self.texts.get(id as usize) {
+            Some(Some(text)) => Ok(text),
+            Some(None) => self.resolve_key(id),
+            None => Err(self.key_outside(id, g)),
         }
-        let mut low = [0u64; 4];
-        let mut serial = None;
-        for i in 0..g.count {
-            let id = g.key(self.buf(), i);
-            if id as usize >= self.texts.len() {
-                return Err(self.node.key_str(id).err().unwrap_or_else(|| Error::malformed(g.pos as u64, "key id outside the dictionary")));
-            }
-            let repeated = if id < 256 {
-                let (word, bit) = ((id >> 6) as usize, 1u64 << (id & 63));
-                let seen = low[word] & bit != 0;
-                low[word] |= bit;
-                seen
-            } else {
-                if self.stamps.is_empty() {
-                    self.stamps = vec![0; self.texts.len()];
-                }
-                let serial = *serial.get_or_insert_with(|| {
-                    self.serial += 1;
-                    self.serial
-                });
-                let seen = self.stamps[id as usize] == serial;
-                self.stamps[id as usize] = serial;
-                seen
-            };
-            if repeated {
-                let key = self.key(id)?;
-                return Err(Error::malformed(g.pos as u64, format!("duplicate key \"{key}\" in object")));
-            }
-        }
-        Ok(())
     }
 
-    /// The text of key `id` (< the dictionary's count: checked by `check_distinct_keys`).
-    #[inline]
-    fn key(&mut self, id: u64) -> Result<&'a str> {
-        match self.texts[id as usize] {
-            Some(text) => Ok(text),
-            None => self.resolve_key(id),
-        }
+    #[cold]
+    fn key_outside(&self, id: u64, g: &Geometry) -> Error {
+        self.node.key_str(id).err().unwrap_or_else(|| Error::malformed(g.pos as u64, "key id outside the dictionary"))
     }
 
     /// Once per key id met: its text, which no other id may have.
@@ -349,6 +403,12 @@ impl<'a> Tree<'a> for Value {
     fn array_with_capacity(_: (), n: usize) -> Vec<Value> {
         Vec::with_capacity(n.min(PREALLOCATE_LIMIT))
     }
+    fn empty_array() -> Self {
+        Value::Array(Vec::new())
+    }
+    fn empty_object() -> Self {
+        Value::Object(Map::new())
+    }
     fn array_push(a: &mut Vec<Value>, value: Self) {
         a.push(value);
     }
@@ -358,7 +418,7 @@ impl<'a> Tree<'a> for Value {
     fn object_with_capacity(_: (), n: usize) -> Map {
         Map::with_capacity(n.min(PREALLOCATE_LIMIT))
     }
-    // Keys are distinct: the walk checked them (check_distinct_keys, the intmap loop).
+    // Keys are distinct: the walk checked them (`Walk::object`, the intmap loop).
     fn object_insert(o: &mut Map, key: &'a str, value: Self) {
         o.push_distinct(key.to_owned(), value);
     }

@@ -220,6 +220,12 @@ impl<'a> crate::decode::Tree<'a> for ValueRef<'a> {
     fn array_with_capacity(arena: &'a Arena, n: usize) -> Items<'a> {
         Filling::new(arena, n)
     }
+    fn empty_array() -> Self {
+        ValueRef::Array(&[])
+    }
+    fn empty_object() -> Self {
+        ValueRef::Object(&[])
+    }
     #[inline(always)]
     fn array_push(a: &mut Items<'a>, value: Self) {
         a.push(value);

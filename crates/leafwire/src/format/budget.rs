@@ -42,9 +42,21 @@ impl Budget {
         Ok(bytes)
     }
 
-    /// A string block's text, checked for UTF-8, its cost spent.
-    #[inline]
+    /// A string block's text, checked for UTF-8, its cost spent. Short ASCII texts (most
+    /// strings of leafy data) are settled inline; the rest out of line.
+    #[inline(always)]
     pub fn string<'a>(&self, buf: &'a [u8], payload: u64) -> Result<&'a str> {
+        match super::data::short_ascii(buf, payload) {
+            Some(text) => {
+                self.charge(Self::block_cost(text.len()), payload)?;
+                Ok(text)
+            }
+            None => self.any_string(buf, payload),
+        }
+    }
+
+    #[inline(never)]
+    fn any_string<'a>(&self, buf: &'a [u8], payload: u64) -> Result<&'a str> {
         super::data::text(self.block(buf, payload)?, payload)
     }
 

@@ -194,6 +194,59 @@ impl Geometry {
         Ok((t, raw))
     }
 
+    /// Calls `f(i, tag, payload)` for every child in order, as [`Geometry::child`] reads it:
+    /// the walk of whole-value readers. The slot width is settled once for the container,
+    /// not per child, and tags and slots are cut once, so each child costs a load and its
+    /// slot rule (a per-child `child` re-checks the width and both bounds).
+    #[inline(always)]
+    pub fn each_child(&self, buf: &[u8], f: impl FnMut(usize, u8, u64) -> Result<()>) -> Result<()> {
+        match self.width {
+            1 => self.each_child_of::<1>(buf, f),
+            2 => self.each_child_of::<2>(buf, f),
+            4 => self.each_child_of::<4>(buf, f),
+            _ => self.each_child_of::<8>(buf, f),
+        }
+    }
+
+    /// [`Geometry::each_child`] for a container of slot width `W` (which the caller knows).
+    #[inline(always)]
+    pub fn each_child_of<const W: usize>(&self, buf: &[u8], mut f: impl FnMut(usize, u8, u64) -> Result<()>) -> Result<()> {
+        let tags = &buf[self.tags_at..self.tags_at + self.count];
+        let slots = &buf[self.slots_at..self.slots_at + self.count * W];
+        for (i, (&t, slot)) in tags.iter().zip(slots.chunks_exact(W)).enumerate() {
+            let mut word = [0u8; 8];
+            word[..W].copy_from_slice(slot);
+            let raw = u64::from_le_bytes(word);
+            let payload = if t == tag::INT {
+                sign_extend(raw, W) as u64
+            } else if tag::fits_slot(t, W) {
+                raw
+            } else {
+                return Err(bad_child(self.pos, i, t, W));
+            };
+            f(i, t, payload)?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f(key id, tag, payload)` for every entry of this object in order, as
+    /// [`Geometry::each_child_of`] (slot width `W`) and [`Geometry::key`] read them.
+    #[inline(always)]
+    pub fn each_entry_of<const W: usize>(&self, buf: &[u8], mut f: impl FnMut(u64, u8, u64) -> Result<()>) -> Result<()> {
+        debug_assert_eq!(self.tag, tag::OBJECT);
+        let kw = self.key_width as usize;
+        let keys = &buf[self.keys_at..self.keys_at + self.count * kw];
+        self.each_child_of::<W>(buf, |i, t, payload| {
+            // Object key ids are unsigned, 1, 2 or 4 bytes wide.
+            let id = match kw {
+                1 => keys[i] as u64,
+                2 => u16::from_le_bytes([keys[2 * i], keys[2 * i + 1]]) as u64,
+                _ => u32::from_le_bytes(keys[4 * i..4 * i + 4].try_into().unwrap()) as u64,
+            };
+            f(id, t, payload)
+        })
+    }
+
     /// Key of child `i` (< count): a key id for objects, a sign-extended integer for
     /// intmaps, 0 for arrays.
     #[inline(always)]

@@ -60,6 +60,25 @@ pub fn utf8(bytes: &[u8]) -> Option<&str> {
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
+/// The text of the string block at `payload` in the common case, ASCII under `SIMD_BLOCK`
+/// bytes with a one-byte length; `None` for any other block, valid or not (which
+/// [`block`] and [`text`] then read).
+#[inline(always)]
+pub fn short_ascii(buf: &[u8], payload: u64) -> Option<&str> {
+    if payload < HEADER_LEN as u64 || payload >= buf.len() as u64 {
+        return None;
+    }
+    let pos = payload as usize;
+    let len = buf[pos] as usize;
+    // A length byte under 64 is the whole varint (no continuation bit).
+    if len >= SIMD_BLOCK || pos + 1 + len > buf.len() {
+        return None;
+    }
+    let bytes = &buf[pos + 1..pos + 1 + len];
+    // SAFETY: every byte is below 0x80, so the bytes are ASCII and therefore UTF-8.
+    (high_bits(bytes) & 0x8080_8080_8080_8080 == 0).then(|| unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
 /// The content of the string block at `payload` as text: an error there unless UTF-8.
 #[inline(always)]
 pub fn text(content: &[u8], payload: u64) -> Result<&str> {
