@@ -148,6 +148,7 @@ struct Element<'u, 'w, 'b> {
 }
 
 impl Element<'_, '_, '_> {
+    #[inline]
     fn kind(&mut self) -> Result<u8> {
         match self.kind {
             Some(k) => Ok(k),

@@ -736,6 +736,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     }
 
     /// Whether objects at `node` are stored as maps of key ids.
+    #[inline]
     pub fn is_keyed(&self, node: usize) -> bool {
         self.s.nodes[node].keyed
     }
@@ -773,6 +774,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         Ok(())
     }
 
+    #[inline]
     fn charge(&mut self, cost: u64) -> Result<(), &'static str> {
         *self.budget = self.budget.checked_sub(cost).ok_or(OVER_BUDGET)?;
         Ok(())
@@ -845,6 +847,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     // takes the next entry of one of `node`'s streams and charges what it costs.
 
     /// The kind of `node`'s next value, its unit charged.
+    #[inline]
     pub fn kind(&mut self, node: usize) -> Result<u8, &'static str> {
         self.charge(1)?;
         let n = &self.s.nodes[node];
@@ -855,19 +858,23 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         }
     }
 
+    #[inline]
     pub fn bool(&mut self, node: usize) -> Result<bool, &'static str> {
         next(&self.s.nodes[node].bools, &mut self.cursors[node].bools)
     }
 
+    #[inline]
     pub fn int(&mut self, node: usize) -> Result<i64, &'static str> {
         next(&self.s.nodes[node].ints, &mut self.cursors[node].ints)
     }
 
+    #[inline]
     pub fn float(&mut self, node: usize) -> Result<f64, &'static str> {
         next(&self.s.nodes[node].floats, &mut self.cursors[node].floats)
     }
 
     /// The next string, moved out of its stream, its bytes charged.
+    #[inline]
     pub fn string(&mut self, node: usize) -> Result<String, &'static str> {
         let text = take_next(&mut self.strings[node], &mut self.cursors[node].strings)?;
         self.charge(text.len() as u64)?;
@@ -880,6 +887,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
 
     /// An array's length (charged), and the node of all its elements unless it is a
     /// tuple or empty: pass it to [`Unshredder::element`].
+    #[inline]
     pub fn array(&mut self, node: usize) -> Result<(usize, Option<usize>), &'static str> {
         let n = &self.s.nodes[node];
         let len = match n.tuple {
@@ -897,6 +905,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
 
     /// The node of element `i` of an array at `node`, given what [`Unshredder::array`]
     /// returned.
+    #[inline]
     pub fn element(&self, node: usize, elements: Option<usize>, i: usize) -> Result<usize, &'static str> {
         match elements {
             Some(e) => Ok(e),
@@ -916,6 +925,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     }
 
     /// The text and the node of a field of a shaped object (an entry of [`Unshredder::shape`]).
+    #[inline]
     pub fn field(&self, (id, child): (u32, usize)) -> Result<(&'s str, usize), &'static str> {
         let key = self.s.keys.get_index(id as usize).ok_or("key id out of range")?;
         if child == NO_NODE {
@@ -963,6 +973,7 @@ pub(crate) struct Cursor {
     pub residual: usize,
 }
 
+#[inline]
 fn next<T: Copy>(stream: &[T], at: &mut usize) -> Result<T, &'static str> {
     let v = *stream.get(*at).ok_or(RUN_OUT)?;
     *at += 1;
@@ -970,6 +981,7 @@ fn next<T: Copy>(stream: &[T], at: &mut usize) -> Result<T, &'static str> {
 }
 
 /// [`next`] for a stream of owned values, which move out.
+#[inline]
 fn take_next<T>(stream: &mut std::vec::IntoIter<T>, at: &mut usize) -> Result<T, &'static str> {
     let v = stream.next().ok_or(RUN_OUT)?;
     *at += 1;
