@@ -227,8 +227,9 @@ impl<'a, A: Copy> Walk<'a, '_, A> {
     #[inline(always)]
     fn container_of<const W: usize>(&self, t: u8, payload: u64) -> Result<Geometry> {
         let g = self.container(t, payload)?;
+        // Both read the width from the same layout byte; checked, as the loop trusts it.
         if g.width as usize != W {
-            return Err(Error::malformed(payload, "container slot width changed while reading"));
+            return Err(Error::malformed(payload, "container slot width does not match its layout byte"));
         }
         Ok(g)
     }
