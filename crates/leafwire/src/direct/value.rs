@@ -292,14 +292,11 @@ impl<'a> Planner<'a> {
     }
 
     /// Visits a child of the container `node` (at `depth`), noting what its slot needs.
-    /// Scalars and strings (most children) are recorded in the container's loop; the rest
-    /// take a call, which may recurse.
+    /// In line in the container's loop, as `visit` is: scalars and strings (most children)
+    /// cost no call; the rest call `visit_composite`, which may recurse.
     #[inline(always)]
     fn child(&mut self, v: &'a Value, key: u64, depth: usize, node: &mut Node) -> Result<()> {
-        let (tag, value, need) = match self.leaf(v) {
-            Some(slot) => slot,
-            None => self.visit_composite(v, depth + 1)?,
-        };
+        let (tag, value, need) = self.visit(v, depth + 1)?;
         node.need(need);
         self.levels.push(depth, Child { tag, key, value });
         Ok(())

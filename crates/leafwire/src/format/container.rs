@@ -194,21 +194,10 @@ impl Geometry {
         Ok((t, raw))
     }
 
-    /// Calls `f(i, tag, payload)` for every child in order, as [`Geometry::child`] reads it:
-    /// the walk of whole-value readers. The slot width is settled once for the container,
-    /// not per child, and tags and slots are cut once, so each child costs a load and its
-    /// slot rule (a per-child `child` re-checks the width and both bounds).
-    #[inline(always)]
-    pub fn each_child(&self, buf: &[u8], f: impl FnMut(usize, u8, u64) -> Result<()>) -> Result<()> {
-        match self.width {
-            1 => self.each_child_of::<1>(buf, f),
-            2 => self.each_child_of::<2>(buf, f),
-            4 => self.each_child_of::<4>(buf, f),
-            _ => self.each_child_of::<8>(buf, f),
-        }
-    }
-
-    /// [`Geometry::each_child`] for a container of slot width `W` (which the caller knows).
+    /// Calls `f(i, tag, payload)` for every child in order, as [`Geometry::child`] reads it,
+    /// in a container whose slots are `W` bytes wide (the caller has read the width): the
+    /// walk of whole-value readers. Tags and slots are cut once, so each child costs a load
+    /// and its slot rule (a per-child `child` re-checks the width and both bounds).
     #[inline(always)]
     pub fn each_child_of<const W: usize>(&self, buf: &[u8], mut f: impl FnMut(usize, u8, u64) -> Result<()>) -> Result<()> {
         let tags = &buf[self.tags_at..self.tags_at + self.count];
