@@ -3,7 +3,7 @@
 //! model), N times (`graphql-json`: the same records as a `serde_json::Value`);
 //! `graphql-de`, `small-de`, `big-de` deserialize those structs N times;
 //! `criteo` serializes and `criteo-de` deserializes the bench's small workbook model
-//! (Criteo's, seed 004) N times; `geojson` and `geojson-de` do the same with the bench's
+//! (Criteo's, seed 004) N times (`criteo-big`, `criteo-big-de`: its big size); `geojson` and `geojson-de` do the same with the bench's
 //! countries model, read from the file the `GEOJSON` variable names (`geojson-packed` and
 //! `geojson-packed-de`: packed, with `to_vec_packed` and `from_slice_owned`).
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,29 @@ fn criteo_small() -> Workbook {
             WbRow { key: format!("key{r:09}"), label: format!("label of row {r}"), value: r as f64 * 1e5 + 0.25,
                 values: doubles(n), weights: (0..n as i32).map(|k| (k * 7919, k as f64 / 9.0)).collect(),
                 series: (0..n as i32).map(|k| (k * 31, doubles(1 + k as usize))).collect() }
+        }).collect() }).collect(),
+    }
+}
+
+/// The bench's workbook model at its big size (4 pages of 50 rows, lists and maps of
+/// 100-300 random doubles, 5-15 series), from a small xorshift generator.
+fn criteo_big() -> Workbook {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || { state ^= state << 13; state ^= state >> 7; state ^= state << 17; state };
+    let mut range = |lo: u64, hi: u64, next: &mut dyn FnMut() -> u64| lo + next() % (hi - lo + 1);
+    let mut unit = |next: &mut dyn FnMut() -> u64| (next() >> 11) as f64 / (1u64 << 53) as f64;
+    let mut doubles = |next: &mut dyn FnMut() -> u64| {
+        let n = range(100, 300, next);
+        (0..n).map(|_| (unit(next) - 0.5) * 2e4).collect::<Vec<f64>>()
+    };
+    Workbook {
+        pages: (0..4).map(|p| WbPage { name: format!("page-{p}-abcdef"), rows: (0..50).map(|r| {
+            let n_weights = range(100, 300, &mut next);
+            let n_series = range(5, 15, &mut next);
+            WbRow { key: format!("key{r:09}"), label: format!("label of row {r}"), value: (unit(&mut next) - 0.5) * 2e6,
+                values: doubles(&mut next),
+                weights: (0..n_weights).map(|_| ((next() % 100_000) as i32, unit(&mut next))).collect(),
+                series: (0..n_series).map(|_| ((next() % 1_000) as i32, doubles(&mut next))).collect() }
         }).collect() }).collect(),
     }
 }
@@ -126,6 +149,12 @@ fn main() {
     } else if mode == "criteo-de" {
         let bytes = leafwire::to_vec(&criteo_small()).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<Workbook>(&bytes).unwrap().pages.len(); }
+    } else if mode == "criteo-big-de" {
+        let bytes = leafwire::to_vec(&criteo_big()).unwrap();
+        for _ in 0..n { total += leafwire::from_slice::<Workbook>(&bytes).unwrap().pages.len(); }
+    } else if mode == "criteo-big" {
+        let w = criteo_big();
+        for _ in 0..n { total += leafwire::to_vec(&w).unwrap().len(); }
     } else if mode == "graphql-de" {
         let bytes = leafwire::to_vec(&graphql(100)).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<GraphQl>(&bytes).unwrap().data.orders.len(); }

@@ -17,47 +17,47 @@ use crate::format::ElementType;
 macro_rules! number_methods {
     ($(#[$attr:meta])*) => {
         $(#[$attr])*
-        fn serialize_bool(self, v: bool) -> Result<()> {
+        fn serialize_bool(self, v: bool) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::Bool, v as u64)
         }
         $(#[$attr])*
-        fn serialize_i8(self, v: i8) -> Result<()> {
+        fn serialize_i8(self, v: i8) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::I8, v as i64 as u64)
         }
         $(#[$attr])*
-        fn serialize_i16(self, v: i16) -> Result<()> {
+        fn serialize_i16(self, v: i16) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::I16, v as i64 as u64)
         }
         $(#[$attr])*
-        fn serialize_i32(self, v: i32) -> Result<()> {
+        fn serialize_i32(self, v: i32) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::I32, v as i64 as u64)
         }
         $(#[$attr])*
-        fn serialize_i64(self, v: i64) -> Result<()> {
+        fn serialize_i64(self, v: i64) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::I64, v as u64)
         }
         $(#[$attr])*
-        fn serialize_u8(self, v: u8) -> Result<()> {
+        fn serialize_u8(self, v: u8) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::U8, v as u64)
         }
         $(#[$attr])*
-        fn serialize_u16(self, v: u16) -> Result<()> {
+        fn serialize_u16(self, v: u16) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::U16, v as u64)
         }
         $(#[$attr])*
-        fn serialize_u32(self, v: u32) -> Result<()> {
+        fn serialize_u32(self, v: u32) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::U32, v as u64)
         }
         $(#[$attr])*
-        fn serialize_u64(self, v: u64) -> Result<()> {
+        fn serialize_u64(self, v: u64) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::U64, v)
         }
         $(#[$attr])*
-        fn serialize_f32(self, v: f32) -> Result<()> {
+        fn serialize_f32(self, v: f32) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::F32, v.to_bits() as u64)
         }
         $(#[$attr])*
-        fn serialize_f64(self, v: f64) -> Result<()> {
+        fn serialize_f64(self, v: f64) -> std::result::Result<Self::Ok, Self::Error> {
             self.num(ElementType::F64, v.to_bits())
         }
     };
@@ -200,6 +200,29 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'b>> {
         Compound::seq(self.b, self.key)
     }
+    /// `Vec<T>`, slices and other collections: as `serialize_seq` and an element at a
+    /// time, except that a sequence that starts with a number is copied into a run in a
+    /// tight loop for as long as its elements are numbers of that type.
+    fn collect_seq<I>(self, iter: I) -> Result<()>
+    where
+        I: IntoIterator,
+        I::Item: Serialize,
+    {
+        let mut iter = iter.into_iter();
+        let mut seq = Compound::seq(self.b, self.key)?;
+        let mut next = iter.next();
+        if let Some((t, bits)) = next.as_ref().and_then(|first| first.serialize(NumberOf).ok()) {
+            if let Some(mut sink) = seq.b.run_sink(&mut seq.row, t) {
+                sink.put(bits);
+                next = sink.extend(&mut iter, |item| item.serialize(NumberOf).ok());
+            }
+        }
+        while let Some(item) = next {
+            ser::SerializeSeq::serialize_element(&mut seq, &item)?;
+            next = iter.next();
+        }
+        ser::SerializeSeq::end(seq)
+    }
     fn serialize_tuple(self, len: usize) -> Result<Compound<'b>> {
         self.serialize_seq(Some(len))
     }
@@ -230,6 +253,9 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
 impl ser::SerializeSeq for Compound<'_> {
     type Ok = ();
     type Error = Error;
+    // Inline: a tuple's element in a pending row is a few compares and a copy, which a
+    // call would double.
+    #[inline(always)]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         if self.row.is_some() {
             return value.serialize(RowElement { b: &mut *self.b, row: &mut self.row });
@@ -244,6 +270,7 @@ impl ser::SerializeSeq for Compound<'_> {
 impl ser::SerializeTuple for Compound<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         ser::SerializeSeq::serialize_element(self, value)
     }
@@ -406,6 +433,86 @@ impl<'b> ser::Serializer for RowElement<'_, 'b> {
         serialize_map(len: Option<usize>) -> Compound<'b>;
         serialize_struct(name: &'static str, len: usize) -> Compound<'b>;
         serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> Compound<'b>;
+    }
+}
+
+/// Reads a number's element type and bits, as `Builder::push_num` takes them; anything
+/// else (a string, a container) is refused with [`NotInRun`].
+struct NumberOf;
+
+impl NumberOf {
+    #[inline(always)]
+    fn num(self, t: ElementType, bits: u64) -> std::result::Result<(ElementType, u64), NotInRun> {
+        Ok((t, bits))
+    }
+}
+
+/// [`NumberOf`]'s refusal: not an error of the document, only a way out of the loop.
+#[derive(Debug)]
+struct NotInRun;
+
+impl std::fmt::Display for NotInRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not a number of the run's type")
+    }
+}
+
+impl std::error::Error for NotInRun {}
+
+impl ser::Error for NotInRun {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        NotInRun
+    }
+}
+
+/// `NumberOf` methods that refuse.
+macro_rules! not_in_run {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+        $(fn $name(self, $(_: $ty),*) -> std::result::Result<$ret, NotInRun> {
+            Err(NotInRun)
+        })*
+    };
+}
+
+impl ser::Serializer for NumberOf {
+    type Ok = (ElementType, u64);
+    type Error = NotInRun;
+    type SerializeSeq = ser::Impossible<(ElementType, u64), NotInRun>;
+    type SerializeTuple = ser::Impossible<(ElementType, u64), NotInRun>;
+    type SerializeTupleStruct = ser::Impossible<(ElementType, u64), NotInRun>;
+    type SerializeTupleVariant = ser::Impossible<(ElementType, u64), NotInRun>;
+    type SerializeMap = ser::Impossible<(ElementType, u64), NotInRun>;
+    type SerializeStruct = ser::Impossible<(ElementType, u64), NotInRun>;
+    type SerializeStructVariant = ser::Impossible<(ElementType, u64), NotInRun>;
+
+    number_methods!(#[inline(always)]);
+    // Transparent, as for `ValueSerializer`.
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> std::result::Result<Self::Ok, NotInRun> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> std::result::Result<Self::Ok, NotInRun> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> std::result::Result<Self::Ok, NotInRun> {
+        Err(NotInRun)
+    }
+    not_in_run! {
+        serialize_i128(v: i128) -> Self::Ok;
+        serialize_u128(v: u128) -> Self::Ok;
+        serialize_char(v: char) -> Self::Ok;
+        serialize_str(v: &str) -> Self::Ok;
+        serialize_bytes(v: &[u8]) -> Self::Ok;
+        serialize_none() -> Self::Ok;
+        serialize_unit() -> Self::Ok;
+        serialize_unit_struct(name: &'static str) -> Self::Ok;
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str) -> Self::Ok;
+        serialize_seq(len: Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(len: usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(name: &'static str, len: usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> Self::SerializeTupleVariant;
+        serialize_map(len: Option<usize>) -> Self::SerializeMap;
+        serialize_struct(name: &'static str, len: usize) -> Self::SerializeStruct;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> Self::SerializeStructVariant;
     }
 }
 

@@ -294,3 +294,92 @@ fn as_floats(items: &[Elem]) -> serde_json::Value {
     }
     walk(serde_json::to_value(items).unwrap())
 }
+
+/// A sequence serialized an element at a time (`serialize_seq`), as serde's default
+/// `collect_seq` does, to compare with the serializer's own `collect_seq`, which copies
+/// runs of numbers in a loop.
+struct OneByOne<'a, T>(&'a [T]);
+
+impl<T: Serialize> Serialize for OneByOne<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for item in self.0 {
+            seq.serialize_element(item)?;
+        }
+        seq.end()
+    }
+}
+
+/// The same through `collect_seq` over an iterator that gives no size hint.
+struct Unhinted<'a, T>(&'a [T]);
+
+impl<T: Serialize> Serialize for Unhinted<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().filter(|_| true))
+    }
+}
+
+#[derive(Serialize, Debug, Clone)]
+#[serde(untagged)]
+enum Num {
+    F(f64),
+    I(i32),
+    U(u8),
+    Big(i128),
+    Maybe(Option<f64>),
+    S(String),
+    Row(Vec<f64>),
+}
+
+fn check_collected<T: Serialize>(items: &[T]) -> Result<(), String> {
+    let collected = leafwire::to_vec(&items).unwrap();
+    for other in [leafwire::to_vec(&OneByOne(items)).unwrap(), leafwire::to_vec(&Unhinted(items)).unwrap()] {
+        if other != collected {
+            return Err(format!("collect_seq wrote {} bytes, one by one {}", collected.len(), other.len()));
+        }
+    }
+    let value = leafwire::decode(&collected).unwrap();
+    if leafwire::encode(&value).unwrap() != collected {
+        return Err(format!("not canonical: {value:?}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn collected_sequences_write_what_one_by_one_writes() {
+    let long: Vec<f64> = (0..70_000).map(|i| i as f64 * 0.25).collect();
+    check_collected(&long).unwrap();
+    check_collected(&(0..200u8).collect::<Vec<_>>()).unwrap();
+    check_collected(&[true, false, true]).unwrap();
+    check_collected(&[Some(1.5), None, Some(2.5)]).unwrap();
+    check_collected(&[1i128, 2, i128::MAX, 3]).unwrap();
+    check_collected(&[vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0]]).unwrap();
+    check_collected::<f64>(&[]).unwrap();
+    let back: Vec<f64> = leafwire::from_slice(&leafwire::to_vec(&long).unwrap()).unwrap();
+    assert_eq!(back, long);
+}
+
+fn num() -> impl proptest::strategy::Strategy<Value = Num> {
+    use proptest::prelude::*;
+    prop_oneof![
+        6 => (-3i32..3).prop_map(|a| Num::F(a as f64 + 0.5)),
+        2 => (-3i32..3).prop_map(Num::I),
+        1 => any::<u8>().prop_map(Num::U),
+        1 => prop_oneof![Just(i128::MAX), (-3i64..3).prop_map(|a| a as i128)].prop_map(Num::Big),
+        1 => proptest::option::of(-3i32..3).prop_map(|a| Num::Maybe(a.map(|a| a as f64))),
+        1 => "[a-b]{0,1}".prop_map(Num::S),
+        1 => proptest::collection::vec(-3i32..3, 0..3).prop_map(|v| Num::Row(v.into_iter().map(|x| x as f64).collect())),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+    /// Whatever ends a run of numbers and wherever, nested or not, a collected sequence
+    /// gives the bytes of one serialized an element at a time.
+    #[test]
+    fn collected_runs_match_one_by_one(items in proptest::collection::vec(num(), 0..40), rows in proptest::collection::vec(proptest::collection::vec(num(), 0..6), 0..6)) {
+        proptest::prop_assert_eq!(check_collected(&items), Ok(()));
+        proptest::prop_assert_eq!(check_collected(&rows), Ok(()));
+    }
+}

@@ -131,6 +131,105 @@ pub(crate) struct PendingRow {
     count: usize,
 }
 
+/// Appends numbers of one type to a sequence's run ([`Builder::run_sink`]); the run's
+/// count takes the numbers added when the sink is dropped.
+pub(crate) struct NumberSink<'s> {
+    tdata: &'s mut Vec<u8>,
+    t: ElementType,
+    count: &'s mut usize,
+    added: usize,
+}
+
+/// The most elements one pass of [`NumberSink::extend`] makes room for, whatever an
+/// iterator's size hint says.
+const SINK_PASS: usize = 1 << 16;
+
+impl NumberSink<'_> {
+    /// Appends a number of the run's type.
+    #[inline(always)]
+    pub fn put(&mut self, bits: u64) {
+        put_element(self.tdata, self.t, bits);
+        self.added += 1;
+    }
+
+    /// Appends the numbers `iter` yields while `number` gives one of the run's type, and
+    /// returns the first item that is not (`None` once `iter` ends). Room for the
+    /// iterator's lower size hint is made at once and written through a local slice, so
+    /// that each element is a load and a store (the `Vec`'s length is not updated per
+    /// element).
+    #[inline(always)]
+    pub fn extend<T>(&mut self, iter: &mut impl Iterator<Item = T>, number: impl Fn(&T) -> Option<(ElementType, u64)>) -> Option<T> {
+        match self.t.size() {
+            8 => self.extend_sized::<8, T>(iter, number),
+            4 => self.extend_sized::<4, T>(iter, number),
+            2 => self.extend_sized::<2, T>(iter, number),
+            _ => self.extend_sized::<1, T>(iter, number),
+        }
+    }
+
+    #[inline(always)]
+    fn extend_sized<const N: usize, T>(&mut self, iter: &mut impl Iterator<Item = T>, number: impl Fn(&T) -> Option<(ElementType, u64)>) -> Option<T> {
+        let t = self.t;
+        loop {
+            // A `Vec`'s hint is exact; an iterator that gives none gets a few at a time.
+            let room = match iter.size_hint().0 {
+                0 => 8,
+                n => n.min(SINK_PASS),
+            };
+            self.tdata.reserve(room * N);
+            let mut written = 0;
+            let mut stop = None;
+            // All the spare room, not only `room`: a pass then ends with its iterator.
+            for slot in self.tdata.spare_capacity_mut().chunks_exact_mut(N) {
+                let Some(item) = iter.next() else {
+                    stop = Some(None);
+                    break;
+                };
+                match number(&item) {
+                    // Little-endian: an element's bytes are the low N bytes of its bits,
+                    // as `put_element` writes them.
+                    Some((u, bits)) if u == t => {
+                        for (byte, value) in slot.iter_mut().zip(bits.to_le_bytes()) {
+                            byte.write(value);
+                        }
+                    }
+                    _ => {
+                        stop = Some(Some(item));
+                        break;
+                    }
+                }
+                written += 1;
+            }
+            let len = self.tdata.len() + written * N;
+            // SAFETY: the `written * N` bytes after the length were just written (and are
+            // within the capacity: they came from `spare_capacity_mut`).
+            unsafe { self.tdata.set_len(len) };
+            self.added += written;
+            if let Some(stop) = stop {
+                return stop;
+            }
+        }
+    }
+}
+
+impl Drop for NumberSink<'_> {
+    fn drop(&mut self) {
+        *self.count += self.added;
+    }
+}
+
+/// Appends one element's bytes to `tdata`.
+#[inline(always)]
+fn put_element(tdata: &mut Vec<u8>, t: ElementType, bits: u64) {
+    // Fixed-length copies: a slice of run-time length would be a memcpy call each.
+    match t.size() {
+        8 => tdata.extend_from_slice(&bits.to_le_bytes()),
+        4 => tdata.extend_from_slice(&(bits as u32).to_le_bytes()),
+        2 => tdata.extend_from_slice(&(bits as u16).to_le_bytes()),
+        _ => tdata.push(bits as u8),
+    }
+}
+
 /// What to do when an object receives a key it already has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DuplicateKeys {
@@ -624,13 +723,7 @@ impl Builder {
     /// Appends one element's bytes to `tdata`.
     #[inline(always)]
     fn put_element(&mut self, t: ElementType, bits: u64) {
-        // Fixed-length copies: a slice of run-time length would be a memcpy call each.
-        match t.size() {
-            8 => self.tdata.extend_from_slice(&bits.to_le_bytes()),
-            4 => self.tdata.extend_from_slice(&(bits as u32).to_le_bytes()),
-            2 => self.tdata.extend_from_slice(&(bits as u16).to_le_bytes()),
-            _ => self.tdata.push(bits as u8),
-        }
+        put_element(&mut self.tdata, t, bits)
     }
 
     /// Appends a number to the innermost frame's run if it continues it; returns whether
@@ -789,6 +882,31 @@ impl Builder {
         row.count += 1;
         self.put_element(t, bits);
         true
+    }
+
+    /// A sink for the numbers of the innermost sequence (`row`: the sequence's pending
+    /// row, if it has no frame), which holds no child yet, as a run of type `t`; `None`
+    /// where it cannot have one. A serde `collect_seq` then copies a `Vec<f64>` in a
+    /// tight loop instead of a `push_num` per element; the bytes and the run are those
+    /// `push_num` and `row_put` make.
+    #[inline(always)]
+    pub fn run_sink<'s>(&'s mut self, row: &'s mut Option<PendingRow>, t: ElementType) -> Option<NumberSink<'s>> {
+        let count = match row {
+            Some(row) if row.count == 0 => {
+                row.t = t;
+                &mut row.count
+            }
+            Some(_) => return None,
+            None => match self.frames.last_mut() {
+                Some(Frame { run: run @ Run::Empty, .. }) => {
+                    *run = Run::Numbers { t, data_start: self.tdata.len(), count: 0 };
+                    let Run::Numbers { count, .. } = run else { unreachable!() };
+                    count
+                }
+                _ => return None,
+            },
+        };
+        Some(NumberSink { tdata: &mut self.tdata, t, count, added: 0 })
     }
 
     /// Opens the frame a pending row stood for, holding the numbers it took as its run:
