@@ -8,7 +8,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
 use crate::format::budget::Budget;
-use crate::format::container::Geometry;
+use crate::format::container::{Children, Geometry};
 use crate::format::data;
 use crate::format::typed::{self, TypedHeader};
 use crate::format::{tag, DEFAULT_MAX_DEPTH};
@@ -172,6 +172,22 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
     }
 }
 
+/// `Deserializer` methods for numbers: `tag`'s inline payload is visited in line, with
+/// the one unit of budget `deserialize_any` charges for it; other tags go through
+/// `deserialize_any`.
+macro_rules! inline_scalar {
+    ($($method:ident => $tag:ident $visit:ident($convert:path);)*) => {
+        $(#[inline]
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if self.tag == tag::$tag {
+                self.ctx.budget.charge(1, 0)?;
+                return visitor.$visit($convert(self.payload));
+            }
+            self.deserialize_any(visitor)
+        })*
+    };
+}
+
 impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
     type Error = Error;
 
@@ -190,15 +206,15 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
             }
             tag::OBJECT => {
                 let (c, depth_left) = self.enter()?;
-                visitor.visit_map(MapAccess { c, next: 0, value: None, depth_left, ctx })
+                visitor.visit_map(MapAccess { children: c.children(ctx.buf), value: None, depth_left, ctx })
             }
             tag::ARRAY => {
                 let (c, depth_left) = self.enter()?;
-                visitor.visit_seq(SeqAccess { c, next: 0, depth_left, ctx })
+                visitor.visit_seq(SeqAccess { children: c.children(ctx.buf), depth_left, ctx })
             }
             tag::INTMAP => {
                 let (c, depth_left) = self.enter()?;
-                visitor.visit_map(IntMapAccess { c, next: 0, value: None, depth_left, ctx })
+                visitor.visit_map(IntMapAccess { children: c.children(ctx.buf), value: None, depth_left, ctx })
             }
             tag::TYPED => self.visit_typed(visitor, false),
             // Inline scalars: one unit of budget each, as `visit_cost` says.
@@ -291,10 +307,32 @@ impl<'de> de::Deserializer<'de> for NodeDeserializer<'de, '_> {
         self.deserialize_tuple(len, visitor)
     }
 
+    // A number the type asks for, stored inline as that kind, is read in the caller's
+    // loop (a map of `i32 -> f64` pays a call per value otherwise); anything else goes
+    // the general way, which also gives the errors.
+    inline_scalar! {
+        deserialize_f64 => F64 visit_f64(f64::from_bits);
+        deserialize_f32 => F64 visit_f64(f64::from_bits);
+        deserialize_i64 => INT visit_i64(as_i64);
+        deserialize_i32 => INT visit_i64(as_i64);
+        deserialize_i16 => INT visit_i64(as_i64);
+        deserialize_i8 => INT visit_i64(as_i64);
+        deserialize_u64 => INT visit_i64(as_i64);
+        deserialize_u32 => INT visit_i64(as_i64);
+        deserialize_u16 => INT visit_i64(as_i64);
+        deserialize_u8 => INT visit_i64(as_i64);
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i128 u128 char str string
         unit unit_struct seq map struct identifier
     }
+}
+
+/// An `int` slot's payload, sign-extended when it was read.
+#[inline(always)]
+fn as_i64(payload: u64) -> i64 {
+    payload as i64
 }
 
 /// Checks that an array of `found` elements is read as a tuple (or fixed-size array) of
@@ -307,10 +345,9 @@ pub(crate) fn check_tuple_len(found: usize, wanted: usize) -> Result<()> {
     Err(Error::new(Category::WrongType, format!("an array of {found} elements read as a tuple of {wanted}")))
 }
 
-/// The children of an array, one geometry for all.
+/// The children of an array.
 struct SeqAccess<'a, 'b> {
-    c: Geometry,
-    next: usize,
+    children: Children<'a>,
     depth_left: u32,
     ctx: &'b Ctx<'a>,
 }
@@ -318,25 +355,20 @@ struct SeqAccess<'a, 'b> {
 impl<'de> de::SeqAccess<'de> for SeqAccess<'de, '_> {
     type Error = Error;
 
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let i = self.next;
-        if i >= self.c.count {
-            return Ok(None);
-        }
-        self.next += 1;
-        let stored = self.c.child(self.ctx.buf, i)?;
-        seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left)).map(Some)
+        let Some((_, t, payload)) = self.children.next_child()? else { return Ok(None) };
+        seed.deserialize(NodeDeserializer::child(self.ctx, (t, payload), self.depth_left)).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.c.count - self.next)
+        Some(self.children.remaining())
     }
 }
 
 /// The entries of an object: keys borrowed from the dictionary.
 struct MapAccess<'a, 'b> {
-    c: Geometry,
-    next: usize,
+    children: Children<'a>,
     /// The stored pair of the value whose key was just read.
     value: Option<(u8, u64)>,
     depth_left: u32,
@@ -346,32 +378,28 @@ struct MapAccess<'a, 'b> {
 impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let i = self.next;
-        if i >= self.c.count {
-            return Ok(None);
-        }
-        self.next += 1;
-        let id = self.c.key(self.ctx.buf, i);
-        let key = self.ctx.key(id, self.c.pos)?;
-        self.value = Some(self.c.child(self.ctx.buf, i)?);
+        let Some((id, t, payload)) = self.children.next_child()? else { return Ok(None) };
+        let key = self.ctx.key(id, self.children.pos())?;
+        self.value = Some((t, payload));
         seed.deserialize(BorrowedStr(key)).map(Some)
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let stored = self.value.take().ok_or_else(value_before_key)?;
         seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left))
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.c.count - self.next)
+        Some(self.children.remaining())
     }
 }
 
 /// The entries of an intmap: integer keys.
 struct IntMapAccess<'a, 'b> {
-    c: Geometry,
-    next: usize,
+    children: Children<'a>,
     value: Option<(u8, u64)>,
     depth_left: u32,
     ctx: &'b Ctx<'a>,
@@ -380,23 +408,21 @@ struct IntMapAccess<'a, 'b> {
 impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let i = self.next;
-        if i >= self.c.count {
-            return Ok(None);
-        }
-        self.next += 1;
-        self.value = Some(self.c.child(self.ctx.buf, i)?);
-        seed.deserialize(IntKey(self.c.key(self.ctx.buf, i) as i64)).map(Some)
+        let Some((key, t, payload)) = self.children.next_child()? else { return Ok(None) };
+        self.value = Some((t, payload));
+        seed.deserialize(IntKey(key as i64)).map(Some)
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let stored = self.value.take().ok_or_else(value_before_key)?;
         seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left))
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.c.count - self.next)
+        Some(self.children.remaining())
     }
 }
 

@@ -236,6 +236,22 @@ impl Geometry {
         })
     }
 
+    /// The children with their keys, read one at a time and in order ([`Children`]).
+    #[inline(always)]
+    pub fn children<'a>(&self, buf: &'a [u8]) -> Children<'a> {
+        let (w, kw) = (self.width as usize, self.key_width as usize);
+        Children {
+            tags: &buf[self.tags_at..self.tags_at + self.count],
+            keys: &buf[self.keys_at..self.keys_at + self.count * kw],
+            slots: &buf[self.slots_at..self.slots_at + self.count * w],
+            width: self.width,
+            key_width: self.key_width,
+            signed_keys: self.tag == tag::INTMAP,
+            pos: self.pos,
+            next: 0,
+        }
+    }
+
     /// Key of child `i` (< count): a key id for objects, a sign-extended integer for
     /// intmaps, 0 for arrays.
     #[inline(always)]
@@ -319,6 +335,63 @@ fn index_names_no_child(pos: usize, i: usize, count: usize) -> Error {
 #[cold]
 fn bad_child(pos: usize, i: usize, t: u8, width: usize) -> Error {
     Error::malformed(pos as u64, format!("child {i} has tag {t:#04x}, unknown or too wide for slot width {width}"))
+}
+
+/// The children of one container, each with its key, read in order one at a time, as
+/// [`Geometry::child`] and [`Geometry::key`] read them: for readers that are handed one
+/// child per call (serde's `SeqAccess` and `MapAccess`). Tags, keys and slots are cut
+/// once, so a child costs its loads and its slot rule instead of re-deriving both from
+/// the geometry.
+#[derive(Clone, Copy)]
+pub struct Children<'a> {
+    tags: &'a [u8],
+    keys: &'a [u8],
+    slots: &'a [u8],
+    width: u8,
+    key_width: u8,
+    /// Intmap keys are signed; object key ids are not.
+    signed_keys: bool,
+    pos: usize,
+    next: usize,
+}
+
+impl Children<'_> {
+    /// How many children are left.
+    #[inline(always)]
+    pub fn remaining(&self) -> usize {
+        self.tags.len() - self.next
+    }
+
+    /// Where the container starts (for errors).
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The next child as (key, tag, payload): the key as [`Geometry::key`] gives it, the
+    /// rest as [`Geometry::child`]; `None` after the last.
+    #[inline(always)]
+    pub fn next_child(&mut self) -> Result<Option<(u64, u8, u64)>> {
+        let i = self.next;
+        let Some(&t) = self.tags.get(i) else { return Ok(None) };
+        self.next = i + 1;
+        let width = self.width as usize;
+        let raw = read_uint(self.slots, width, i);
+        let payload = if t == tag::INT {
+            sign_extend(raw, width) as u64
+        } else if tag::fits_slot(t, width) {
+            raw
+        } else {
+            return Err(bad_child(self.pos, i, t, width));
+        };
+        let key = match self.key_width as usize {
+            0 => 0,
+            kw => {
+                let raw = read_uint(self.keys, kw, i);
+                if self.signed_keys { sign_extend(raw, kw) as u64 } else { raw }
+            }
+        };
+        Ok(Some((key, t, payload)))
+    }
 }
 
 /// What a writer decides about a container (spec §§4, 7); its [`Geometry`] follows.
