@@ -94,8 +94,18 @@ impl<'a, 'b> NodeDeserializer<'a, 'b> {
         crate::packed::decode_block_typed(self.ctx.buf, tag::PACKED_OBJECT, self.payload, depth_left as usize)
     }
 
+    #[inline]
     fn nested(&self) -> Result<u32> {
-        self.depth_left.checked_sub(1).ok_or_else(|| Error::depth_limit(DEFAULT_MAX_DEPTH).at(self.offset()))
+        match self.depth_left.checked_sub(1) {
+            Some(left) => Ok(left),
+            None => Err(self.too_deep()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&self) -> Error {
+        Error::depth_limit(DEFAULT_MAX_DEPTH).at(self.offset())
     }
 
     /// The container at the payload, entered: one level of depth and one unit of budget.
@@ -392,6 +402,16 @@ impl<'de> de::MapAccess<'de> for MapAccess<'de, '_> {
         seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left))
     }
 
+    /// Key and value in one step (maps' visitors ask so), without keeping the value's
+    /// stored pair between two calls.
+    #[inline]
+    fn next_entry_seed<K: DeserializeSeed<'de>, V: DeserializeSeed<'de>>(&mut self, kseed: K, vseed: V) -> Result<Option<(K::Value, V::Value)>> {
+        let Some((id, t, payload)) = self.children.next_child()? else { return Ok(None) };
+        let key = kseed.deserialize(BorrowedStr(self.ctx.key(id, self.children.pos())?))?;
+        let value = vseed.deserialize(NodeDeserializer::child(self.ctx, (t, payload), self.depth_left))?;
+        Ok(Some((key, value)))
+    }
+
     fn size_hint(&self) -> Option<usize> {
         Some(self.children.remaining())
     }
@@ -419,6 +439,16 @@ impl<'de> de::MapAccess<'de> for IntMapAccess<'de, '_> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let stored = self.value.take().ok_or_else(value_before_key)?;
         seed.deserialize(NodeDeserializer::child(self.ctx, stored, self.depth_left))
+    }
+
+    /// Key and value in one step (maps' visitors ask so), without keeping the value's
+    /// stored pair between two calls.
+    #[inline]
+    fn next_entry_seed<K: DeserializeSeed<'de>, V: DeserializeSeed<'de>>(&mut self, kseed: K, vseed: V) -> Result<Option<(K::Value, V::Value)>> {
+        let Some((key, t, payload)) = self.children.next_child()? else { return Ok(None) };
+        let key = kseed.deserialize(IntKey(key as i64))?;
+        let value = vseed.deserialize(NodeDeserializer::child(self.ctx, (t, payload), self.depth_left))?;
+        Ok(Some((key, value)))
     }
 
     fn size_hint(&self) -> Option<usize> {
