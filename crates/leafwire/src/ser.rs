@@ -114,6 +114,16 @@ impl<'b> Compound<'b> {
         Ok(Compound { row, ..Compound::new(b, key, None, true) })
     }
 
+    /// A sequence whose first element is a number: a pending row wherever the builder
+    /// allows one ([`Builder::begin_numbers`]), else an opened array.
+    fn numbers(b: &'b mut Builder, key: u64) -> Result<Compound<'b>> {
+        let row = b.begin_numbers();
+        if row.is_none() {
+            b.open_seq()?;
+        }
+        Ok(Compound { row, ..Compound::new(b, key, None, true) })
+    }
+
     /// Inline for a pending row (a point's tuple ends in a few compares); containers close
     /// out of line.
     #[inline(always)]
@@ -209,9 +219,13 @@ impl<'b> ser::Serializer for ValueSerializer<'b> {
         I::Item: Serialize,
     {
         let mut iter = iter.into_iter();
-        let mut seq = Compound::seq(self.b, self.key)?;
         let mut next = iter.next();
-        if let Some((t, bits)) = next.as_ref().and_then(|first| first.serialize(NumberOf).ok()) {
+        let first = next.as_ref().and_then(|first| first.serialize(NumberOf).ok());
+        let mut seq = match first {
+            Some(_) => Compound::numbers(self.b, self.key)?,
+            None => Compound::seq(self.b, self.key)?,
+        };
+        if let Some((t, bits)) = first {
             if let Some(mut sink) = seq.b.run_sink(&mut seq.row, t) {
                 sink.put(bits);
                 next = sink.extend(&mut iter, |item| item.serialize(NumberOf).ok());

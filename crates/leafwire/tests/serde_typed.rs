@@ -373,6 +373,26 @@ fn num() -> impl proptest::strategy::Strategy<Value = Num> {
     ]
 }
 
+/// Sequences as a struct's field and as the values of maps, where a collected sequence
+/// that starts with a number goes without a frame of its own (`Builder::begin_numbers`).
+#[derive(Serialize)]
+struct Holder<S> {
+    name: &'static str,
+    field: S,
+    by_name: std::collections::BTreeMap<&'static str, S>,
+    by_id: std::collections::BTreeMap<i32, S>,
+}
+
+fn holder<S: Clone>(s: S) -> Holder<S> {
+    Holder { name: "h", field: s.clone(), by_name: [("a", s.clone()), ("b", s.clone())].into(), by_id: [(-1, s.clone()), (7, s)].into() }
+}
+
+impl<T> Clone for OneByOne<'_, T> {
+    fn clone(&self) -> Self {
+        OneByOne(self.0)
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
     /// Whatever ends a run of numbers and wherever, nested or not, a collected sequence
@@ -381,5 +401,9 @@ proptest::proptest! {
     fn collected_runs_match_one_by_one(items in proptest::collection::vec(num(), 0..40), rows in proptest::collection::vec(proptest::collection::vec(num(), 0..6), 0..6)) {
         proptest::prop_assert_eq!(check_collected(&items), Ok(()));
         proptest::prop_assert_eq!(check_collected(&rows), Ok(()));
+        let collected = leafwire::to_vec(&holder(&items[..])).unwrap();
+        proptest::prop_assert!(collected == leafwire::to_vec(&holder(OneByOne(&items[..]))).unwrap());
+        let value = leafwire::decode(&collected).unwrap();
+        proptest::prop_assert!(leafwire::encode(&value).unwrap() == collected, "{:?}", value);
     }
 }

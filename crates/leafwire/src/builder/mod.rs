@@ -154,9 +154,9 @@ impl NumberSink<'_> {
 
     /// Appends the numbers `iter` yields while `number` gives one of the run's type, and
     /// returns the first item that is not (`None` once `iter` ends). Room for the
-    /// iterator's lower size hint is made at once and written through a local slice, so
-    /// that each element is a load and a store (the `Vec`'s length is not updated per
-    /// element).
+    /// iterator's lower size hint is reserved at once and the elements are written into
+    /// the spare capacity, the length set after the pass: each element is then a load and
+    /// a store, with no capacity check and no length update of its own.
     #[inline(always)]
     pub fn extend<T>(&mut self, iter: &mut impl Iterator<Item = T>, number: impl Fn(&T) -> Option<(ElementType, u64)>) -> Option<T> {
         match self.t.size() {
@@ -861,11 +861,27 @@ impl Builder {
     /// The bytes and the runs are exactly those `open_seq`, `push_num` and `close` make.
     #[inline(always)]
     pub fn begin_row(&self) -> Option<PendingRow> {
+        self.pending_sequence(false)
+    }
+
+    /// [`Builder::begin_row`] for a sequence whose first element is a number, which goes
+    /// without a frame also where its parent holds no run (a struct's field, a map's
+    /// value): closed with [`Builder::end_row`], it becomes the typed array `close` would
+    /// have made of its frame, and no frame is opened and closed for it. A parent holding
+    /// a run of numbers (whose bytes this one's would interleave) opens it as usual.
+    #[inline(always)]
+    pub fn begin_numbers(&self) -> Option<PendingRow> {
+        self.pending_sequence(true)
+    }
+
+    #[inline(always)]
+    fn pending_sequence(&self, outside_runs: bool) -> Option<PendingRow> {
         let parent = self.frames.last()?;
         let fits = match &parent.run {
             Run::Empty => true,
             Run::Rows { flat, .. } => *flat,
-            _ => false,
+            Run::Off => outside_runs,
+            Run::Numbers { .. } => false,
         };
         // At the depth limit `open_seq` reports the error.
         (fits && self.frames.len() < self.max_depth).then_some(PendingRow { t: ElementType::U8, data_start: self.tdata.len(), count: 0 })
