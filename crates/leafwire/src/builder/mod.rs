@@ -847,8 +847,11 @@ impl Builder {
                 return Ok(());
             }
         }
-        // Anything else leaves the parent's run first, so the rows it held come before.
-        self.break_run();
+        // Anything else leaves the parent's run first, so the rows it held come before
+        // (most parents, a struct or a map, hold none: no call for them).
+        if self.frames.last().is_some_and(|f| !matches!(f.run, Run::Off)) {
+            self.break_run();
+        }
         let item = self.store_typed(t, Shape::from_slice(shape), data_start, None, false);
         self.push(key, item)
     }
