@@ -185,13 +185,7 @@ impl Geometry {
     pub fn child(&self, buf: &[u8], i: usize) -> Result<(u8, u64)> {
         let (t, width) = (buf[self.tags_at + i], self.width as usize);
         let raw = read_uint(&buf[self.slots_at..], width, i);
-        if t == tag::INT {
-            return Ok((t, sign_extend(raw, width) as u64));
-        }
-        if !tag::fits_slot(t, width) {
-            return Err(bad_child(self.pos, i, t, width));
-        }
-        Ok((t, raw))
+        Ok((t, slot_payload(self.pos, i, t, raw, width)?))
     }
 
     /// Calls `f(i, tag, payload)` for every child in order, as [`Geometry::child`] reads it,
@@ -205,14 +199,7 @@ impl Geometry {
         for (i, (&t, slot)) in tags.iter().zip(slots.chunks_exact(W)).enumerate() {
             let mut word = [0u8; 8];
             word[..W].copy_from_slice(slot);
-            let raw = u64::from_le_bytes(word);
-            let payload = if t == tag::INT {
-                sign_extend(raw, W) as u64
-            } else if tag::fits_slot(t, W) {
-                raw
-            } else {
-                return Err(bad_child(self.pos, i, t, W));
-            };
+            let payload = slot_payload(self.pos, i, t, u64::from_le_bytes(word), W)?;
             f(i, t, payload)?;
         }
         Ok(())
@@ -332,6 +319,20 @@ fn index_names_no_child(pos: usize, i: usize, count: usize) -> Error {
     Error::malformed(pos as u64, format!("hash index names child {i} of {count}"))
 }
 
+/// The payload of child `i`, of tag `t`, from its slot's `width` bytes `raw` (spec §3.2):
+/// `int` sign-extended, other inline kinds as stored; a tag unknown or too wide for the
+/// slot is malformed.
+#[inline(always)]
+fn slot_payload(pos: usize, i: usize, t: u8, raw: u64, width: usize) -> Result<u64> {
+    if t == tag::INT {
+        Ok(sign_extend(raw, width) as u64)
+    } else if tag::fits_slot(t, width) {
+        Ok(raw)
+    } else {
+        Err(bad_child(pos, i, t, width))
+    }
+}
+
 #[cold]
 fn bad_child(pos: usize, i: usize, t: u8, width: usize) -> Error {
     Error::malformed(pos as u64, format!("child {i} has tag {t:#04x}, unknown or too wide for slot width {width}"))
@@ -375,14 +376,7 @@ impl Children<'_> {
         let Some(&t) = self.tags.get(i) else { return Ok(None) };
         self.next = i + 1;
         let width = self.width as usize;
-        let raw = read_uint(self.slots, width, i);
-        let payload = if t == tag::INT {
-            sign_extend(raw, width) as u64
-        } else if tag::fits_slot(t, width) {
-            raw
-        } else {
-            return Err(bad_child(self.pos, i, t, width));
-        };
+        let payload = slot_payload(self.pos, i, t, read_uint(self.slots, width, i), width)?;
         let key = match self.key_width as usize {
             0 => 0,
             kw => {
