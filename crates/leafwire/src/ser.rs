@@ -108,16 +108,18 @@ impl<'b> Compound<'b> {
     /// the builder allows one, else an opened array.
     fn seq(b: &'b mut Builder, key: u64) -> Result<Compound<'b>> {
         let row = b.begin_row();
-        if row.is_none() {
-            b.open_seq()?;
-        }
-        Ok(Compound { row, ..Compound::new(b, key, None, true) })
+        Compound::sequence(b, key, row)
     }
 
     /// A sequence whose first element is a number: a pending row wherever the builder
     /// allows one ([`Builder::begin_numbers`]), else an opened array.
     fn numbers(b: &'b mut Builder, key: u64) -> Result<Compound<'b>> {
         let row = b.begin_numbers();
+        Compound::sequence(b, key, row)
+    }
+
+    /// A sequence as `row` (the builder's pending row), or, without one, an opened array.
+    fn sequence(b: &'b mut Builder, key: u64, row: Option<PendingRow>) -> Result<Compound<'b>> {
         if row.is_none() {
             b.open_seq()?;
         }
@@ -451,64 +453,64 @@ impl<'b> ser::Serializer for RowElement<'_, 'b> {
 }
 
 /// Reads a number's element type and bits, as `Builder::push_num` takes them; anything
-/// else (a string, a container) is refused with [`NotInRun`].
+/// else (a string, a container) is refused with [`NotANumber`].
 struct NumberOf;
 
 impl NumberOf {
     #[inline(always)]
-    fn num(self, t: ElementType, bits: u64) -> std::result::Result<(ElementType, u64), NotInRun> {
+    fn num(self, t: ElementType, bits: u64) -> std::result::Result<(ElementType, u64), NotANumber> {
         Ok((t, bits))
     }
 }
 
-/// [`NumberOf`]'s refusal: not an error of the document, only a way out of the loop.
+/// [`NumberOf`]'s refusal: not an error of the document, only the end of a run of numbers.
 #[derive(Debug)]
-struct NotInRun;
+struct NotANumber;
 
-impl std::fmt::Display for NotInRun {
+impl std::fmt::Display for NotANumber {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("not a number of the run's type")
+        f.write_str("not a number")
     }
 }
 
-impl std::error::Error for NotInRun {}
+impl std::error::Error for NotANumber {}
 
-impl ser::Error for NotInRun {
+impl ser::Error for NotANumber {
     fn custom<T: std::fmt::Display>(_: T) -> Self {
-        NotInRun
+        NotANumber
     }
 }
 
 /// `NumberOf` methods that refuse.
 macro_rules! not_in_run {
     ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
-        $(fn $name(self, $(_: $ty),*) -> std::result::Result<$ret, NotInRun> {
-            Err(NotInRun)
+        $(fn $name(self, $(_: $ty),*) -> std::result::Result<$ret, NotANumber> {
+            Err(NotANumber)
         })*
     };
 }
 
 impl ser::Serializer for NumberOf {
     type Ok = (ElementType, u64);
-    type Error = NotInRun;
-    type SerializeSeq = ser::Impossible<(ElementType, u64), NotInRun>;
-    type SerializeTuple = ser::Impossible<(ElementType, u64), NotInRun>;
-    type SerializeTupleStruct = ser::Impossible<(ElementType, u64), NotInRun>;
-    type SerializeTupleVariant = ser::Impossible<(ElementType, u64), NotInRun>;
-    type SerializeMap = ser::Impossible<(ElementType, u64), NotInRun>;
-    type SerializeStruct = ser::Impossible<(ElementType, u64), NotInRun>;
-    type SerializeStructVariant = ser::Impossible<(ElementType, u64), NotInRun>;
+    type Error = NotANumber;
+    type SerializeSeq = ser::Impossible<(ElementType, u64), NotANumber>;
+    type SerializeTuple = ser::Impossible<(ElementType, u64), NotANumber>;
+    type SerializeTupleStruct = ser::Impossible<(ElementType, u64), NotANumber>;
+    type SerializeTupleVariant = ser::Impossible<(ElementType, u64), NotANumber>;
+    type SerializeMap = ser::Impossible<(ElementType, u64), NotANumber>;
+    type SerializeStruct = ser::Impossible<(ElementType, u64), NotANumber>;
+    type SerializeStructVariant = ser::Impossible<(ElementType, u64), NotANumber>;
 
     number_methods!(#[inline(always)]);
     // Transparent, as for `ValueSerializer`.
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> std::result::Result<Self::Ok, NotInRun> {
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> std::result::Result<Self::Ok, NotANumber> {
         value.serialize(self)
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> std::result::Result<Self::Ok, NotInRun> {
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> std::result::Result<Self::Ok, NotANumber> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> std::result::Result<Self::Ok, NotInRun> {
-        Err(NotInRun)
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> std::result::Result<Self::Ok, NotANumber> {
+        Err(NotANumber)
     }
     not_in_run! {
         serialize_i128(v: i128) -> Self::Ok;

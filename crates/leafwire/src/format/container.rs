@@ -247,8 +247,7 @@ impl Geometry {
         if width == 0 {
             return 0;
         }
-        let raw = read_uint(&buf[self.keys_at..], width, i);
-        if self.tag == tag::INTMAP { sign_extend(raw, width) as u64 } else { raw }
+        stored_key(read_uint(&buf[self.keys_at..], width, i), width, self.tag == tag::INTMAP)
     }
 
     /// The child whose key is `key` (a key id for objects, the integer for intmaps), found
@@ -333,6 +332,13 @@ fn slot_payload(pos: usize, i: usize, t: u8, raw: u64, width: usize) -> Result<u
     }
 }
 
+/// A key as stored in `width` bytes `raw` (spec §4): intmap keys are signed integers,
+/// object key ids unsigned.
+#[inline(always)]
+fn stored_key(raw: u64, width: usize, intmap: bool) -> u64 {
+    if intmap { sign_extend(raw, width) as u64 } else { raw }
+}
+
 #[cold]
 fn bad_child(pos: usize, i: usize, t: u8, width: usize) -> Error {
     Error::malformed(pos as u64, format!("child {i} has tag {t:#04x}, unknown or too wide for slot width {width}"))
@@ -364,6 +370,7 @@ impl Children<'_> {
     }
 
     /// Where the container starts (for errors).
+    #[inline(always)]
     pub fn pos(&self) -> usize {
         self.pos
     }
@@ -379,10 +386,7 @@ impl Children<'_> {
         let payload = slot_payload(self.pos, i, t, read_uint(self.slots, width, i), width)?;
         let key = match self.key_width as usize {
             0 => 0,
-            kw => {
-                let raw = read_uint(self.keys, kw, i);
-                if self.signed_keys { sign_extend(raw, kw) as u64 } else { raw }
-            }
+            kw => stored_key(read_uint(self.keys, kw, i), kw, self.signed_keys),
         };
         Ok(Some((key, t, payload)))
     }
