@@ -431,6 +431,7 @@ impl Shape {
     }
 
     /// The layout byte (spec §4).
+    #[inline]
     pub fn layout_byte(&self) -> u8 {
         let mut b = log2_width(self.width);
         if self.key_width > 0 {
@@ -454,9 +455,14 @@ impl Shape {
     /// memory (positions that cannot overflow).
     #[inline(always)]
     pub fn geometry(&self, pos: usize) -> Geometry {
-        let header_len = if self.capacity.is_none() && self.count < 0x80 { 2 } else { self.header_len() };
+        if self.capacity.is_none() && self.count < 0x80 {
+            // Most containers: a two-byte header and under 128 children keep every part
+            // within 4 KiB of `pos`, a position in memory (below isize::MAX), so plain
+            // arithmetic cannot overflow.
+            return self.place::<Plain>(pos, 2).expect("plain arithmetic always places");
+        }
         // Checked: a capacity a caller asked for may be absurd, and must fail loudly.
-        self.checked_geometry(pos, header_len).expect("a block held in memory has positions below usize::MAX")
+        self.checked_geometry(pos, self.header_len()).expect("a block held in memory has positions below usize::MAX")
     }
 
     /// Where the parts lie when the block starts at `pos` and its header is `header_len`
@@ -500,7 +506,9 @@ impl Shape {
         })
     }
 
-    /// Writes the header (layout byte, count, capacity) at `buf[pos..]`.
+    /// Writes the header (layout byte, count, capacity) at `buf[pos..]`. Inline: writers
+    /// call it once per container, and most headers are two bytes.
+    #[inline]
     pub fn write_header(&self, buf: &mut [u8], pos: usize) {
         buf[pos] = self.layout_byte();
         let mut q = pos + 1;
@@ -609,6 +617,30 @@ mod tests {
             assert_eq!(Geometry::parse(&buf, g.pos as u64, shape.tag).unwrap(), g, "{shape:?}");
             buf.truncate(g.end - 1);
             assert!(Geometry::parse(&buf, g.pos as u64, shape.tag).is_err());
+        }
+    }
+
+    /// The plain placement of small canonical shapes is the checked one, for every tag,
+    /// count, slot width and key width it covers, at positions of any alignment.
+    #[test]
+    fn small_shapes_place_as_the_checked_arithmetic_does() {
+        for t in [tag::ARRAY, tag::OBJECT, tag::INTMAP] {
+            let key_widths: &[usize] = match t {
+                tag::ARRAY => &[0],
+                tag::OBJECT => &[1, 2, 4],
+                _ => &[1, 2, 4, 8],
+            };
+            for count in 0..0x80 {
+                for width in [1, 2, 4, 8] {
+                    for &key_width in key_widths {
+                        let shape = Shape::canonical(t, count, width, key_width);
+                        for pos in HEADER_LEN..HEADER_LEN + 8 {
+                            let checked = shape.checked_geometry(pos, shape.header_len()).unwrap();
+                            assert_eq!(shape.geometry(pos), checked, "{shape:?} at {pos}");
+                        }
+                    }
+                }
+            }
         }
     }
 
