@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 
 use super::{Child, Layout, Levels, Node};
 use crate::error::Result;
-use crate::format::container::Geometry;
+use crate::format::container::{Geometry, Shape};
 use crate::format::header::{self, RootRecord};
 use crate::format::{self as c, dictionary, hash, tag, typed, ElementType, MAX_RANK};
 
@@ -156,6 +156,15 @@ fn write_level<S: Source>(writer: &Writer<'_, S>, levels: &Levels, d: usize, bas
     let mut first = 0;
     let mut prefetched = 0;
     for node in level {
+        if node.tag == tag::ARRAY && !node.has_pointer && node.len != 0 {
+            // Numbers, booleans and nulls only (most numeric lists): no keys, no index and
+            // no data blocks, each slot its child's value. Out of line, with little state,
+            // where the general path below spent most of its instructions on its own.
+            let children = &kids[first..first + node.len as usize];
+            first += node.len as usize;
+            write_scalar_array(structure, node.offset - base, node.shape(writer.layout.pointer_width), children);
+            continue;
+        }
         if prefetch {
             prefetch_blocks(kids, &mut prefetched, first + node.len as usize, writer.source);
         }
@@ -171,6 +180,33 @@ fn write_level<S: Source>(writer: &Writer<'_, S>, levels: &Levels, d: usize, bas
         let g = shape.geometry(node.offset - base);
         shape.write_header(structure, g.pos);
         writer.fill(structure, &g, data, node, children, next);
+    }
+}
+
+/// Writes an array whose children are all inline scalars (`shape`, placed at `pos` of
+/// `structure`, which is zeroed): header, tags and slots.
+#[inline(never)]
+fn write_scalar_array(structure: &mut [u8], pos: usize, shape: Shape, children: &[Child]) {
+    let g = shape.geometry(pos);
+    shape.write_header(structure, g.pos);
+    for (out, child) in structure[g.tags_at..g.tags_at + children.len()].iter_mut().zip(children) {
+        *out = child.tag;
+    }
+    let slots = &mut structure[g.slots_at..g.slots_at + children.len() * g.width as usize];
+    match g.width {
+        1 => scalar_slots::<1>(slots, children),
+        2 => scalar_slots::<2>(slots, children),
+        4 => scalar_slots::<4>(slots, children),
+        _ => scalar_slots::<8>(slots, children),
+    }
+}
+
+/// Stores each inline scalar child's payload in `W` little-endian bytes.
+#[inline(always)]
+fn scalar_slots<const W: usize>(out: &mut [u8], children: &[Child]) {
+    for (out, child) in out.chunks_exact_mut(W).zip(children) {
+        debug_assert!(child.tag < tag::STRING);
+        out.copy_from_slice(&child.value.to_le_bytes()[..W]);
     }
 }
 
