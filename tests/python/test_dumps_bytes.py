@@ -108,6 +108,29 @@ def test_fallbacks_keep_working():
         assert leafwire.dumps(value) == expected
 
 
+def test_scalar_lists_and_their_fallbacks():
+    # Lists of inline scalars are recorded in one loop, which hands a list back to the
+    # general planner at its first item of another kind, wherever that item is.
+    for value in [[1.5, 2.5], [1, -1, 1 << 40, (1 << 64) - 1], [None, True, False, 0.0], [1.5] * 200 + ["x"],
+                  [2] * 50 + [[1.5, 2.5]], [[1.5, "x"], [2.5, 3.5]], [[0.5] * 3, [], [1, [2]]], [1, 1 << 100],
+                  {"a": [[1.5, 2.5]] * 3, "b": [True, None]}]:
+        try:
+            expected = leafwire.dumps(SubList([value]))
+        except leafwire.EncodeError:
+            with pytest.raises(leafwire.EncodeError):
+                leafwire.dumps([value])
+            continue
+        assert leafwire.dumps([value]) == expected
+    # A scalar list at the depth limit, and one level below it.
+    for depth in (3, 4):
+        deep = [1.5, 2]
+        for _ in range(depth - 1):
+            deep = [deep]
+        assert leafwire.dumps(deep, max_depth=depth) == leafwire.dumps(SubList(deep), max_depth=depth)
+        with pytest.raises(leafwire.EncodeError):
+            leafwire.dumps(deep, max_depth=depth - 1)
+
+
 def test_depth_limit_matches_general_path():
     deep = []
     for _ in range(10):

@@ -362,8 +362,11 @@ impl<'py> Planner<'py> {
         // long runs of them, where the call and `visit`'s earlier type tests (int, str,
         // dict, list, None) were half of the time per element.
         let (tag, value, need) = unsafe {
-            if ffi::Py_TYPE(value) == &raw mut ffi::PyFloat_Type {
+            let ty = ffi::Py_TYPE(value);
+            if ty == &raw mut ffi::PyFloat_Type {
                 (tag::F64, ffi::PyFloat_AS_DOUBLE(value).to_bits(), 8)
+            } else if let Some(list) = (ty == &raw mut ffi::PyList_Type).then(|| self.scalar_list(value, depth + 1)).flatten() {
+                list
             } else {
                 self.visit(value, depth + 1)?
             }
@@ -371,6 +374,50 @@ impl<'py> Planner<'py> {
         node.need(need);
         self.levels.push(depth, Child { tag, key, value });
         Some(())
+    }
+
+    /// Records a list at nesting level `depth` whose items are all inline scalars (floats,
+    /// ints in i64, booleans, None: most numeric lists, such as coordinates) in one tight
+    /// loop, with its final record at once: no placeholder, no recursion. `None`, with
+    /// nothing recorded, at the first item of another kind (or at the depth limit); the
+    /// caller then takes the general path, which redoes the list.
+    ///
+    /// # Safety
+    /// `obj` must be a live exact list.
+    #[inline]
+    unsafe fn scalar_list(&mut self, obj: *mut ffi::PyObject, depth: usize) -> Option<(u8, u64, u8)> {
+        let len = unsafe { ffi::PyList_GET_SIZE(obj) } as usize;
+        if depth >= self.max_depth || len > u32::MAX as usize {
+            return None;
+        }
+        self.levels.reach(depth);
+        let kids = &mut self.levels.kids[depth];
+        let start = kids.len();
+        kids.reserve(len);
+        let mut node = Node::new(tag::ARRAY, len as u32);
+        for i in 0..len {
+            // SAFETY: i < len, the list's size, and nothing runs that could change it.
+            let (tag, value, need) = unsafe {
+                let item = ffi::PyList_GET_ITEM(obj, i as ffi::Py_ssize_t);
+                let ty = ffi::Py_TYPE(item);
+                if ty == &raw mut ffi::PyFloat_Type {
+                    (tag::F64, ffi::PyFloat_AS_DOUBLE(item).to_bits(), 8)
+                } else if let Some(int) = (ty == &raw mut ffi::PyLong_Type).then(|| int(item)).flatten() {
+                    int
+                } else if item == ffi::Py_None() {
+                    (tag::NULL, 0, 1)
+                } else if ty == &raw mut ffi::PyBool_Type {
+                    (if item == ffi::Py_True() { tag::TRUE } else { tag::FALSE }, 0, 1)
+                } else {
+                    kids.truncate(start);
+                    return None;
+                }
+            };
+            node.need(need);
+            kids.push(Child { tag, key: 0, value });
+        }
+        let index = self.levels.push_node(node, depth);
+        Some((tag::ARRAY, index as u64, POINTER))
     }
 
     /// The provisional id of an object key: `None` unless it is an exact `str` of UTF-8.
