@@ -163,6 +163,27 @@ unsafe fn int(obj: *mut ffi::PyObject) -> Option<(u8, u64, u8)> {
     }
 }
 
+/// An int in u64, None or a boolean as its slot (as `Planner::visit` records it); `None`
+/// for anything else (floats are tested before).
+///
+/// # Safety
+/// `obj` must be a live object.
+#[inline(always)]
+unsafe fn other_scalar(obj: *mut ffi::PyObject) -> Option<(u8, u64, u8)> {
+    unsafe {
+        let ty = ffi::Py_TYPE(obj);
+        if ty == &raw mut ffi::PyLong_Type {
+            int(obj)
+        } else if obj == ffi::Py_None() {
+            Some((tag::NULL, 0, 1))
+        } else if ty == &raw mut ffi::PyBool_Type {
+            Some((if obj == ffi::Py_True() { tag::TRUE } else { tag::FALSE }, 0, 1))
+        } else {
+            None
+        }
+    }
+}
+
 /// The entries of a dict, by `PyDict_Next`; the caller knows their number, so the call
 /// that would report the end is never made.
 struct Entries {
@@ -377,7 +398,7 @@ impl<'py> Planner<'py> {
     }
 
     /// Records a list at nesting level `depth` whose items are all inline scalars (floats,
-    /// ints in i64, booleans, None: most numeric lists, such as coordinates) in one tight
+    /// ints up to u64, booleans, None: most numeric lists, such as coordinates) in one tight
     /// loop, with its final record at once: no placeholder, no recursion. `None`, with
     /// nothing recorded, at the first item of another kind (or at the depth limit); the
     /// caller then takes the general path, which redoes the list.
@@ -392,30 +413,27 @@ impl<'py> Planner<'py> {
         }
         self.levels.reach(depth);
         let kids = &mut self.levels.kids[depth];
-        let start = kids.len();
         kids.reserve(len);
+        let out = kids.spare_capacity_mut();
         let mut node = Node::new(tag::ARRAY, len as u32);
-        for i in 0..len {
-            // SAFETY: i < len, the list's size, and nothing runs that could change it.
+        // SAFETY: `obj` is a live list of `len` items (its size just read; nothing runs that
+        // could change it), so `ob_item` holds `len` live objects.
+        let items = unsafe { std::slice::from_raw_parts((*obj.cast::<ffi::PyListObject>()).ob_item, len) };
+        for (out, &item) in out[..len].iter_mut().zip(items) {
+            // SAFETY: `item` is a live object of the list.
             let (tag, value, need) = unsafe {
-                let item = ffi::PyList_GET_ITEM(obj, i as ffi::Py_ssize_t);
-                let ty = ffi::Py_TYPE(item);
-                if ty == &raw mut ffi::PyFloat_Type {
+                if ffi::Py_TYPE(item) == &raw mut ffi::PyFloat_Type {
                     (tag::F64, ffi::PyFloat_AS_DOUBLE(item).to_bits(), 8)
-                } else if let Some(int) = (ty == &raw mut ffi::PyLong_Type).then(|| int(item)).flatten() {
-                    int
-                } else if item == ffi::Py_None() {
-                    (tag::NULL, 0, 1)
-                } else if ty == &raw mut ffi::PyBool_Type {
-                    (if item == ffi::Py_True() { tag::TRUE } else { tag::FALSE }, 0, 1)
                 } else {
-                    kids.truncate(start);
-                    return None;
+                    // Nothing is recorded until the loop ends: there is nothing to undo.
+                    other_scalar(item)?
                 }
             };
             node.need(need);
-            kids.push(Child { tag, key: 0, value });
+            out.write(Child { tag, key: 0, value });
         }
+        // SAFETY: the loop initialized the `len` reserved children after the list's end.
+        unsafe { kids.set_len(kids.len() + len) };
         let index = self.levels.push_node(node, depth);
         Some((tag::ARRAY, index as u64, POINTER))
     }

@@ -29,7 +29,7 @@ pub(crate) use value::{encode_value, plan_value};
 pub use write::{write_document, write_document_into, write_document_to, write_section_into, Keys, Source, TypedBlock};
 
 use crate::error::{Category, Error, Result};
-use crate::format::container::Shape;
+use crate::format::container::{Shape, SmallArray};
 use crate::format::numbers::unsigned_width;
 use crate::format::{self as c, dictionary, tag, typed, ElementType};
 
@@ -312,6 +312,12 @@ impl Levels {
                     // Layout byte and count: an empty container is two bytes whatever it is.
                     pos += 2;
                     continue;
+                }
+                if node.tag == tag::ARRAY {
+                    if let Some(small) = SmallArray::new(node.len as usize, node.slot_width(pointer_width)) {
+                        pos = small.end(pos);
+                        continue;
+                    }
                 }
                 pos = node.shape(pointer_width).geometry(pos).end;
             }
