@@ -47,8 +47,13 @@ pub fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>, max_depth: usize) -> Opt
 /// in it has no fast form. The planner's buffers go back to the thread's scratch after.
 fn planned<'py, R>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize, then: impl FnOnce(&mut Planner<'py>, Child) -> R) -> Option<R> {
     let mut planner = Planner::new(py, max_depth, SCRATCH.take());
-    // SAFETY: obj is a live object; the planner only reads it through the C API.
-    let root = unsafe { planner.visit(obj.as_ptr(), 0) };
+    // SAFETY: obj is a live object; the planner only reads it through the C API. A list
+    // of numbers at the root takes the scalar lists' loop, as it does anywhere else.
+    let root = unsafe {
+        let ptr = obj.as_ptr();
+        let scalars = (ffi::Py_TYPE(ptr) == &raw mut ffi::PyList_Type).then(|| planner.scalar_list(ptr, 0)).flatten();
+        scalars.or_else(|| planner.visit(ptr, 0))
+    };
     let result = root.map(|(tag, value, _)| then(&mut planner, Child { tag, key: 0, value }));
     SCRATCH.set(planner.into_scratch());
     result
