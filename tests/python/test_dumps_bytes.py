@@ -50,8 +50,8 @@ scalars = (
     st.none()
     | st.booleans()
     | st.integers(min_value=-(1 << 70), max_value=1 << 70)
-    | st.sampled_from([0, -1, 127, 128, -129, 32767, 32768, (1 << 31), (1 << 63) - 1, -(1 << 63), 1 << 63,
-                       (1 << 64) - 1, 1 << 64])
+    | st.sampled_from([0, -1, 127, 128, -129, 32767, 32768, (1 << 30) - 1, 1 << 30, 1 - (1 << 30), -(1 << 30),
+                       (1 << 31), (1 << 63) - 1, -(1 << 63), 1 << 63, (1 << 64) - 1, 1 << 64])
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.sampled_from([-0.0, math.inf, math.nan])
     | st.text()
@@ -74,6 +74,19 @@ values = st.recursive(
 @given(values)
 def test_values_bytes_match_general_path(value):
     assert_same_bytes(value)
+
+
+def test_ints_around_one_digit():
+    # Ints of one 30-bit digit are read from the object itself, larger ones through the C
+    # API: both sides of every boundary, alone and in lists.
+    edges = [0, 1, -1, (1 << 30) - 1, 1 << 30, 1 - (1 << 30), -(1 << 30), -(1 << 30) - 1, (1 << 60), -(1 << 60),
+             (1 << 63) - 1, -(1 << 63), 1 << 63, (1 << 64) - 1]
+    values = edges + [-v for v in edges] + [v + d for v in edges for d in (-2, -1, 1, 2) if abs(v + d) < 1 << 63]
+    for v in values:
+        assert leafwire.loads(leafwire.dumps(v)) == v
+        assert_same_bytes(v)
+    assert_same_bytes(values)
+    assert leafwire.loads(leafwire.dumps(values)) == values
 
 
 def test_scalar_roots():

@@ -159,6 +159,9 @@ unsafe fn utf8(obj: *mut ffi::PyObject) -> Option<(*const u8, usize)> {
 #[inline]
 unsafe fn int(obj: *mut ffi::PyObject) -> Option<(u8, u64, u8)> {
     unsafe {
+        if let Some(v) = compact_int(obj) {
+            return Some((tag::INT, v as u64, numbers::signed_width(v) as u8));
+        }
         let mut overflow = 0;
         let v = ffi::PyLong_AsLongLongAndOverflow(obj, &mut overflow);
         if overflow == 0 {
@@ -194,6 +197,42 @@ unsafe fn other_scalar(obj: *mut ffi::PyObject) -> Option<(u8, u64, u8)> {
             None
         }
     }
+}
+
+/// The value of an exact int of at most one digit (30 bits: most ints, such as counts,
+/// indices and small ids), read from the object in line, where the C API's call was most of
+/// the cost of an int in a numeric list; `None` for a larger one, or where the layout is
+/// not known here (the C API then decides). CPython's layouts: before 3.12, `ob_size` (the
+/// digit count, negative for a negative int) and the digits; from 3.12, `lv_tag` (the sign
+/// in bits 0-1: 0 positive, 1 zero, 2 negative; the digit count from bit 3) and the digits.
+///
+/// # Safety
+/// `obj` must be a live exact int.
+#[inline(always)]
+unsafe fn compact_int(obj: *mut ffi::PyObject) -> Option<i64> {
+    #[cfg(not(any(Py_3_12, PyPy, GraalPy)))]
+    unsafe {
+        let size = (*obj.cast::<ffi::PyVarObject>()).ob_size;
+        let digit = || *obj.cast::<u8>().add(size_of::<ffi::PyVarObject>()).cast::<u32>() as i64;
+        return match size {
+            0 => Some(0),
+            1 => Some(digit()),
+            -1 => Some(-digit()),
+            _ => None,
+        };
+    }
+    #[cfg(all(Py_3_12, not(any(PyPy, GraalPy, Py_GIL_DISABLED))))]
+    unsafe {
+        let value = obj.cast::<u8>().add(size_of::<ffi::PyObject>());
+        let tag = *value.cast::<usize>();
+        if tag >= 2 << 3 {
+            return None;
+        }
+        let digit = *value.add(size_of::<usize>()).cast::<u32>() as i64;
+        return Some((1 - (tag & 3) as i64) * digit);
+    }
+    #[allow(unreachable_code)]
+    None
 }
 
 /// The entries of a dict, by `PyDict_Next`; the caller knows their number, so the call
