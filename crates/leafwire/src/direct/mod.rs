@@ -29,7 +29,7 @@ pub(crate) use value::{encode_value, plan_value};
 pub use write::{write_document, write_document_into, write_document_to, write_section_into, Keys, Source, TypedBlock};
 
 use crate::error::{Category, Error, Result};
-use crate::format::container::{Shape, SmallArray};
+use crate::format::container::{Shape, SmallContainer};
 use crate::format::numbers::unsigned_width;
 use crate::format::{self as c, dictionary, tag, typed, ElementType};
 
@@ -68,6 +68,7 @@ impl Node {
         }
     }
 
+    #[inline(always)]
     fn slot_width(&self, pointer_width: usize) -> usize {
         let w = self.scalar_width as usize;
         if self.has_pointer {
@@ -75,6 +76,12 @@ impl Node {
         } else {
             w
         }
+    }
+
+    /// The container's canonical shape if it is small (most are), for a pointer width.
+    #[inline(always)]
+    pub fn small(&self, pointer_width: usize) -> Option<SmallContainer> {
+        SmallContainer::new(self.tag, self.len as usize, self.slot_width(pointer_width), self.key_width as usize)
     }
 
     /// The container's canonical shape (spec §7) for a pointer width.
@@ -313,13 +320,10 @@ impl Levels {
                     pos += 2;
                     continue;
                 }
-                if node.tag == tag::ARRAY {
-                    if let Some(small) = SmallArray::new(node.len as usize, node.slot_width(pointer_width)) {
-                        pos = small.end(pos);
-                        continue;
-                    }
-                }
-                pos = node.shape(pointer_width).geometry(pos).end;
+                pos = match node.small(pointer_width) {
+                    Some(small) => small.end(pos),
+                    None => node.shape(pointer_width).geometry(pos).end,
+                };
             }
             let end = c::align(pos, 8) + self.data_len;
             if pointer_width == 8 || (end as u64) < 1u64 << (8 * pointer_width) {

@@ -15,7 +15,7 @@ use std::mem::MaybeUninit;
 
 use super::{Child, Layout, Levels, Node};
 use crate::error::Result;
-use crate::format::container::{Geometry, Shape, SmallArray};
+use crate::format::container::{Geometry, Shape, SmallContainer};
 use crate::format::header::{self, RootRecord};
 use crate::format::{self as c, dictionary, hash, tag, typed, ElementType, MAX_RANK};
 
@@ -174,11 +174,10 @@ fn write_level<S: Source>(writer: &Writer<'_, S>, levels: &Levels, d: usize, bas
     for node in level {
         if node.tag == tag::ARRAY && !node.has_pointer && node.len != 0 {
             // Numbers, booleans and nulls only (most numeric lists): no keys, no index and
-            // no data blocks, each slot its child's value. Out of line, with little state,
-            // where the general path below spent most of its instructions on its own.
+            // no data blocks, each slot its child's value.
             let children = &kids[first..first + node.len as usize];
             first += node.len as usize;
-            match SmallArray::new(children.len(), node.scalar_width as usize) {
+            match SmallContainer::new(tag::ARRAY, children.len(), node.scalar_width as usize, 0) {
                 Some(small) => write_small_scalar_array(structure, node.offset - base, small, children),
                 None => write_scalar_array(structure, node.offset - base, node.shape(writer.layout.pointer_width), children),
             }
@@ -187,18 +186,24 @@ fn write_level<S: Source>(writer: &Writer<'_, S>, levels: &Levels, d: usize, bas
         if prefetch {
             prefetch_blocks(kids, &mut prefetched, first + node.len as usize, writer.source);
         }
-        let shape = node.shape(writer.layout.pointer_width);
         if node.len == 0 {
             // Layout byte 0 (slot width 1, key width 1 or none, no index) and count 0:
             // the zeros already there.
-            debug_assert_eq!(shape.layout_byte(), 0);
+            debug_assert_eq!(node.shape(writer.layout.pointer_width).layout_byte(), 0);
             continue;
         }
         let children = &kids[first..first + node.len as usize];
         first += node.len as usize;
-        let g = shape.geometry(node.offset - base);
-        shape.write_header(structure, g.pos);
-        writer.fill(structure, &g, data, node, children, next);
+        let pos = node.offset - base;
+        match node.small(writer.layout.pointer_width) {
+            Some(small) => writer.fill_small(structure, pos, small, data, node.tag, children, next),
+            None => {
+                let shape = node.shape(writer.layout.pointer_width);
+                let g = shape.geometry(pos);
+                shape.write_header(structure, g.pos);
+                writer.fill(structure, &g, data, node, children, next);
+            }
+        }
     }
 }
 
@@ -221,11 +226,11 @@ fn write_scalar_array(structure: &mut [u8], pos: usize, shape: Shape, children: 
 }
 
 /// `write_scalar_array` for an array of under 128 children (coordinates, colours, small
-/// vectors: most numeric lists), in line, with its parts placed by `SmallArray`: after one
+/// vectors: most numeric lists), in line, with its parts placed by `SmallContainer`: after one
 /// bounds check of the whole block, plain stores (loops of checked ones, unrolled for
 /// long arrays, were most of the cost of arrays of two or three).
 #[inline(always)]
-fn write_small_scalar_array(structure: &mut [u8], pos: usize, small: SmallArray, children: &[Child]) {
+fn write_small_scalar_array(structure: &mut [u8], pos: usize, small: SmallContainer, children: &[Child]) {
     let block = &mut structure[pos..small.end(pos)];
     small.write_header(block, 0);
     let (tags_at, slots_at) = (small.tags_at(pos) - pos, small.slots_at(pos) - pos);
@@ -613,18 +618,84 @@ impl<S: Source> Writer<'_, S> {
     /// come.
     #[inline]
     fn slots<const W: usize>(&self, out: &mut [u8], children: &[Child], data: &mut impl Blocks, next: &[Node]) {
-        let data_start = self.layout.data_start;
         for (out, child) in out.chunks_exact_mut(W).zip(children) {
-            let payload = if child.tag < tag::STRING {
-                child.value
-            } else if is_data(child) {
-                (data_start + data.block(child, self.source)) as u64
-            } else {
-                next[child.value as usize].offset as u64
-            };
-            out.copy_from_slice(&payload.to_le_bytes()[..W]);
+            out.copy_from_slice(&self.payload(child, data, next).to_le_bytes()[..W]);
         }
     }
+
+    /// A child's slot payload: a scalar's value, the offset of its container (in the next
+    /// level, `next`), or that of its data block, placed now.
+    #[inline(always)]
+    fn payload(&self, child: &Child, data: &mut impl Blocks, next: &[Node]) -> u64 {
+        if child.tag < tag::STRING {
+            child.value
+        } else if is_data(child) {
+            (self.layout.data_start + data.block(child, self.source)) as u64
+        } else {
+            next[child.value as usize].offset as u64
+        }
+    }
+
+    /// `fill` for a small container (`small`, of kind `t`, at `pos` of `structure`, which
+    /// is zeroed), header included, in one pass over the children after one bounds check
+    /// of the block: the general fill's setup (a geometry, and a loop each for tags, keys
+    /// and slots) was most of the cost of the many objects of two to eight entries.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn fill_small(&self, structure: &mut [u8], pos: usize, small: SmallContainer, data: &mut impl Blocks, t: u8, children: &[Child], next: &[Node]) {
+        let block = &mut structure[pos..small.end(pos)];
+        small.write_header(block, 0);
+        let at = Parts { tags: small.tags_at(pos) - pos, keys: small.keys_at(pos) - pos, slots: small.slots_at(pos) - pos, key_width: small.key_width() };
+        let n = children.len();
+        assert!(at.keys == at.tags + n && at.slots >= at.keys + n * at.key_width && block.len() == at.slots + n * small.width());
+        let out = block.as_mut_ptr();
+        // SAFETY (each call): the assertion puts the tags, keys and slots of the `n`
+        // children inside `block`.
+        unsafe {
+            match small.width() {
+                8 => self.small_children::<8>(out, at, t, children, data, next),
+                4 => self.small_children::<4>(out, at, t, children, data, next),
+                2 => self.small_children::<2>(out, at, t, children, data, next),
+                _ => self.small_children::<1>(out, at, t, children, data, next),
+            }
+        }
+    }
+
+    /// Stores each child's tag, key and payload (`W` bytes) where `at` places them in the
+    /// block at `out`.
+    ///
+    /// # Safety
+    /// Those bytes must be valid for writes.
+    #[inline(always)]
+    unsafe fn small_children<const W: usize>(&self, out: *mut u8, at: Parts, t: u8, children: &[Child], data: &mut impl Blocks, next: &[Node]) {
+        let rank = &self.layout.rank;
+        for (i, child) in children.iter().enumerate() {
+            let key = if t == tag::OBJECT { rank[child.key as usize] as u64 } else { child.key };
+            let payload = self.payload(child, data, next).to_le_bytes();
+            // SAFETY: the caller's.
+            unsafe {
+                *out.add(at.tags + i) = child.tag;
+                let key_at = out.add(at.keys + i * at.key_width);
+                match at.key_width {
+                    0 => {}
+                    1 => *key_at = key as u8,
+                    2 => key_at.cast::<[u8; 2]>().write_unaligned((key as u16).to_le_bytes()),
+                    4 => key_at.cast::<[u8; 4]>().write_unaligned((key as u32).to_le_bytes()),
+                    _ => key_at.cast::<[u8; 8]>().write_unaligned(key.to_le_bytes()),
+                }
+                std::ptr::copy_nonoverlapping(payload.as_ptr(), out.add(at.slots + i * W), W);
+            }
+        }
+    }
+}
+
+/// Where a small container's tags, keys and slots start in its block, and its key width.
+#[derive(Clone, Copy)]
+struct Parts {
+    tags: usize,
+    keys: usize,
+    slots: usize,
+    key_width: usize,
 }
 
 /// Stores each key in `K` little-endian bytes.

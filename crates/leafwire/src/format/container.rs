@@ -528,23 +528,26 @@ impl Shape {
     }
 }
 
-/// A canonical array of fewer than 128 children (spec §§4, 7: no capacity, keys or index,
-/// so a two-byte header): most arrays, numeric ones above all. The same parts as
-/// `Shape::canonical(ARRAY, count, width, 0).geometry(pos)` (tested), computed with none
-/// of the general placement's branches, for writers that place and write many of them.
+/// A canonical container without a count varint longer than one byte or a hash index
+/// (spec §§4, 7): an array of fewer than 128 children, or an object or intmap of at most
+/// `INDEX_THRESHOLD`: most containers. The same parts as
+/// `Shape::canonical(tag, count, width, key_width).geometry(pos)` (tested), computed with
+/// none of the general placement's branches, for writers that place and write many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SmallArray {
+pub struct SmallContainer {
     count: usize,
     width: usize,
+    key_width: usize,
 }
 
-impl SmallArray {
-    /// The shape of an array of `count` children in slots of `width` (1, 2, 4 or 8), or
-    /// `None` if it has 128 children or more (its count varint is longer).
+impl SmallContainer {
+    /// The shape of a container of `count` children in slots of `width` (1, 2, 4 or 8)
+    /// with keys of `key_width` (0 for arrays), or `None` if it is not small.
     #[inline(always)]
-    pub fn new(count: usize, width: usize) -> Option<SmallArray> {
-        debug_assert!(width.is_power_of_two() && width <= 8);
-        (count < 0x80).then_some(SmallArray { count, width })
+    pub fn new(t: u8, count: usize, width: usize, key_width: usize) -> Option<SmallContainer> {
+        debug_assert!(width.is_power_of_two() && width <= 8 && (key_width == 0) == (t == tag::ARRAY));
+        let small = if t == tag::ARRAY { count < 0x80 } else { count <= INDEX_THRESHOLD };
+        small.then_some(SmallContainer { count, width, key_width })
     }
 
     /// The slot width.
@@ -553,16 +556,28 @@ impl SmallArray {
         self.width
     }
 
+    /// The key width (0 for arrays).
+    #[inline(always)]
+    pub fn key_width(&self) -> usize {
+        self.key_width
+    }
+
     /// Where the tags start, for the block at `pos`.
     #[inline(always)]
     pub fn tags_at(&self, pos: usize) -> usize {
         pos + 2
     }
 
+    /// Where the keys start, for the block at `pos`.
+    #[inline(always)]
+    pub fn keys_at(&self, pos: usize) -> usize {
+        pos + 2 + self.count
+    }
+
     /// Where the slots start, for the block at `pos`.
     #[inline(always)]
     pub fn slots_at(&self, pos: usize) -> usize {
-        (pos + 2 + self.count + self.width - 1) & !(self.width - 1)
+        (self.keys_at(pos) + self.count * self.key_width + self.width - 1) & !(self.width - 1)
     }
 
     /// The byte past the block at `pos`.
@@ -574,7 +589,8 @@ impl SmallArray {
     /// Writes the header (layout byte and one-byte count) at `buf[pos..]`.
     #[inline(always)]
     pub fn write_header(&self, buf: &mut [u8], pos: usize) {
-        buf[pos..pos + 2].copy_from_slice(&[log2_width(self.width), self.count as u8]);
+        let keys = if self.key_width == 0 { 0 } else { log2_width(self.key_width) << bits::KEY_WIDTH_SHIFT };
+        buf[pos..pos + 2].copy_from_slice(&[log2_width(self.width) | keys, self.count as u8]);
     }
 }
 
@@ -695,22 +711,35 @@ mod tests {
     }
 
     #[test]
-    fn small_arrays_are_placed_and_headed_as_their_shapes() {
-        for count in 0..0x80 {
-            for width in [1, 2, 4, 8] {
-                let shape = Shape::canonical(tag::ARRAY, count, width, 0);
-                let small = SmallArray::new(count, width).unwrap();
-                for pos in HEADER_LEN..HEADER_LEN + 8 {
-                    let g = shape.geometry(pos);
-                    assert_eq!((small.tags_at(pos), small.slots_at(pos), small.end(pos)), (g.tags_at, g.slots_at, g.end), "{shape:?} at {pos}");
-                    let (mut a, mut b) = (vec![0u8; pos + 2], vec![0u8; pos + 2]);
-                    shape.write_header(&mut a, pos);
-                    small.write_header(&mut b, pos);
-                    assert_eq!(a, b, "{shape:?}");
+    fn small_containers_are_placed_and_headed_as_their_shapes() {
+        for t in [tag::ARRAY, tag::OBJECT, tag::INTMAP] {
+            let key_widths: &[usize] = match t {
+                tag::ARRAY => &[0],
+                tag::OBJECT => &[1, 2, 4],
+                _ => &[1, 2, 4, 8],
+            };
+            for count in 0..0x100 {
+                for width in [1, 2, 4, 8] {
+                    for &key_width in key_widths {
+                        let shape = Shape::canonical(t, count, width, key_width);
+                        let Some(small) = SmallContainer::new(t, count, width, key_width) else {
+                            assert!(shape.indexed || count >= 0x80, "{shape:?} is small");
+                            continue;
+                        };
+                        assert!(!shape.indexed && count < 0x80, "{shape:?} is not small");
+                        for pos in HEADER_LEN..HEADER_LEN + 8 {
+                            let g = shape.geometry(pos);
+                            let parts = (small.tags_at(pos), small.keys_at(pos), small.slots_at(pos), small.end(pos));
+                            assert_eq!(parts, (g.tags_at, g.keys_at, g.slots_at, g.end), "{shape:?} at {pos}");
+                            let (mut a, mut b) = (vec![0u8; pos + 2], vec![0u8; pos + 2]);
+                            shape.write_header(&mut a, pos);
+                            small.write_header(&mut b, pos);
+                            assert_eq!(a, b, "{shape:?}");
+                        }
+                    }
                 }
             }
         }
-        assert_eq!(SmallArray::new(0x80, 8), None);
     }
 
     #[test]
