@@ -144,6 +144,32 @@ def test_scalar_lists_and_their_fallbacks():
             leafwire.dumps(deep, max_depth=depth - 1)
 
 
+def test_dicts_whatever_their_table():
+    # The planner reads a dict's entries from its table where CPython's layout is known:
+    # deleted entries (in the middle, first, last), tables of str keys and of any keys
+    # (one that held an int key), and split tables (an instance's __dict__) must all give
+    # the entries PyDict_Next gives.
+    class Record:
+        def __init__(self, i):
+            self.a, self.b, self.c = i, str(i), [i, i + 0.5]
+
+    holes = {f"k{i}": i for i in range(20)}
+    for i in (0, 7, 8, 19):
+        del holes[f"k{i}"]
+    general = {1: "one", "a": 1, "b": [2]}
+    del general[1]
+    int_keys = {i: i * 2 for i in range(12)}
+    del int_keys[3]
+    instances = [vars(Record(i)) for i in range(5)]
+    values = [holes, general, int_keys, instances, {"x": holes, "y": [general, int_keys]}]
+    for value in values:
+        assert_same_bytes(value)
+        assert leafwire.loads(leafwire.dumps(value)) == value
+    emptied = {"a": 1}
+    del emptied["a"]
+    assert leafwire.loads(leafwire.dumps([emptied, holes])) == [{}, holes]
+
+
 def test_depth_limit_matches_general_path():
     deep = []
     for _ in range(10):

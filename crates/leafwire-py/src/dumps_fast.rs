@@ -16,6 +16,7 @@
 //! allocation of tracked objects that could start the garbage collector), so the objects
 //! cannot change before the writer has copied the strings.
 
+mod entries;
 mod keys;
 
 use std::mem::MaybeUninit;
@@ -26,6 +27,7 @@ use pyo3::types::PyBytes;
 
 use leafwire::direct::{self, Child, Levels, Node, Source, TypedBlock, POINTER};
 use leafwire::format::{numbers, tag};
+use entries::Entries;
 use keys::Keys;
 
 /// Serializes `obj` if every object in it has a fast form; `None` otherwise (nothing is
@@ -235,25 +237,6 @@ unsafe fn compact_int(obj: *mut ffi::PyObject) -> Option<i64> {
     None
 }
 
-/// The entries of a dict, by `PyDict_Next`; the caller knows their number, so the call
-/// that would report the end is never made.
-struct Entries {
-    dict: *mut ffi::PyObject,
-    pos: ffi::Py_ssize_t,
-}
-
-impl Entries {
-    /// The next (key, value), or `None` if there is none.
-    ///
-    /// # Safety
-    /// `dict` must be a live dict.
-    #[inline]
-    unsafe fn next(&mut self) -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)> {
-        let (mut key, mut value) = (std::ptr::null_mut(), std::ptr::null_mut());
-        (unsafe { ffi::PyDict_Next(self.dict, &mut self.pos, &mut key, &mut value) } != 0).then_some((key, value))
-    }
-}
-
 /// An intmap key (an exact int in i64), or `None`.
 ///
 /// # Safety
@@ -395,7 +378,8 @@ impl<'py> Planner<'py> {
     /// # Safety
     /// `obj` must be a live exact dict of `len` entries.
     unsafe fn dict(&mut self, obj: *mut ffi::PyObject, len: usize, depth: usize, node: &mut Node) -> Option<()> {
-        let mut entries = Entries { dict: obj, pos: 0 };
+        // SAFETY: `obj` is a live exact dict, and nothing runs that could change it.
+        let mut entries = unsafe { Entries::new(obj) };
         // SAFETY (all calls below): the dict is live and nothing runs that could change
         // it, so it yields exactly `len` entries; running short is still checked.
         let (key, value) = unsafe { entries.next()? };
