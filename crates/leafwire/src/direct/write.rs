@@ -484,8 +484,15 @@ impl Out for DataWriter<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
         let out = &mut self.buf[self.at..self.at + bytes.len()];
         // SAFETY: `out` is exactly `bytes.len()` elements (the slicing checked it);
-        // `MaybeUninit<u8>` has the layout of `u8`; `bytes` is not in the output.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        // `MaybeUninit<u8>` has the layout of `u8`; `bytes` is not in the output. Most
+        // blocks are short strings, whose copy is a few moves rather than a call.
+        unsafe {
+            if bytes.len() <= 64 {
+                c::numbers::copy_short(out.as_mut_ptr().cast::<u8>(), bytes);
+            } else {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), bytes.len());
+            }
+        }
         self.at += bytes.len();
         Ok(())
     }

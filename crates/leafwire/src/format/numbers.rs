@@ -146,8 +146,8 @@ pub fn log2_width(w: usize) -> u8 {
     w.trailing_zeros() as u8
 }
 
-/// Copies `src` (at most 64 bytes: a vector frame's elements, spec §14.5) to `dst` with
-/// a few 8- or 16-byte moves, the ones from the end overlapping those from the start,
+/// Copies `src` (at most 64 bytes: a vector frame's elements, spec §14.5, or a short
+/// string's content) to `dst` with a few moves of up to 16 bytes, the ones from the end overlapping those from the start,
 /// instead of a call to `memcpy`, whose fixed cost is most of so short a copy. (There is
 /// no loop: LLVM turns a copying loop back into a `memcpy` call.)
 ///
@@ -163,8 +163,19 @@ pub unsafe fn copy_short(dst: *mut u8, src: &[u8]) {
     unsafe {
         let word = |at: usize| dst.add(at).cast::<u64>().write_unaligned(from.add(at).cast::<u64>().read_unaligned());
         let pair = |at: usize| dst.add(at).cast::<u128>().write_unaligned(from.add(at).cast::<u128>().read_unaligned());
+        let half = |at: usize| dst.add(at).cast::<u32>().write_unaligned(from.add(at).cast::<u32>().read_unaligned());
+        let quarter = |at: usize| dst.add(at).cast::<u16>().write_unaligned(from.add(at).cast::<u16>().read_unaligned());
         if n < 8 {
-            std::ptr::copy_nonoverlapping(from, dst, n);
+            // Without a loop or a call too: LLVM makes a variable-length copy a `memcpy`.
+            if n >= 4 {
+                half(0);
+                half(n - 4);
+            } else if n >= 2 {
+                quarter(0);
+                quarter(n - 2);
+            } else if n == 1 {
+                *dst = *from;
+            }
         } else if n <= 16 {
             word(0);
             word(n - 8);
