@@ -183,6 +183,28 @@ fn duplicate_json_keys_follow_the_documented_rule() {
 }
 
 #[test]
+fn duplicate_json_keys_are_found_in_objects_of_any_size() {
+    // Keys in descending order of first appearance are each checked against those before
+    // (a scan up to 64 keys, a set past that); a repeat is found first, last or between.
+    for n in [3usize, 20, 63, 64, 65, 200] {
+        let keys: Vec<String> = (0..n).map(|i| format!("k{i}")).collect();
+        let object = |keys: &[String]| format!("{{{}}}", keys.iter().map(|k| format!("\"{k}\":1")).collect::<Vec<_>>().join(","));
+        // Ids follow first appearance; a first object fixes them in ascending order.
+        let ascending = object(&keys);
+        let descending: Vec<String> = keys.iter().rev().cloned().collect();
+        let text = format!("[{ascending},{}]", object(&descending));
+        assert!(leafwire::json::from_json(text.as_bytes()).is_ok(), "{n}");
+        for dup in [0, n / 2, n - 1] {
+            let mut repeated = descending.clone();
+            repeated.push(keys[dup].clone());
+            let text = format!("[{ascending},{}]", object(&repeated));
+            let err = leafwire::json::from_json(text.as_bytes()).unwrap_err();
+            assert_eq!(err.category(), Category::DuplicateKey, "{n} {dup}");
+        }
+    }
+}
+
+#[test]
 fn absurd_counts_and_shapes_are_refused_without_allocating() {
     // A typed array claiming 2^40 rows of nothing, and a container claiming 2^31 children.
     let mut bytes = leafwire::encode(&leafwire::Value::Typed(leafwire::TypedArray::with_shape(leafwire::TypedData::F64(vec![]), vec![1, 0]).unwrap())).unwrap();

@@ -240,7 +240,7 @@ pub enum DuplicateKeys {
     Last,
 }
 
-const LINEAR_DUPLICATE_SCAN: usize = 16;
+const LINEAR_DUPLICATE_SCAN: usize = 64;
 
 /// Where the streaming encoders start spilling data blocks to a temporary file: documents
 /// with less text than this never touch the disk.
