@@ -690,54 +690,47 @@ mod tests {
     /// count, slot width and key width it covers, at positions of any alignment.
     #[test]
     fn small_shapes_place_as_the_checked_arithmetic_does() {
-        for t in [tag::ARRAY, tag::OBJECT, tag::INTMAP] {
-            let key_widths: &[usize] = match t {
-                tag::ARRAY => &[0],
-                tag::OBJECT => &[1, 2, 4],
-                _ => &[1, 2, 4, 8],
-            };
-            for count in 0..0x80 {
-                for width in [1, 2, 4, 8] {
-                    for &key_width in key_widths {
-                        let shape = Shape::canonical(t, count, width, key_width);
-                        for pos in HEADER_LEN..HEADER_LEN + 8 {
-                            let checked = shape.checked_geometry(pos, shape.header_len()).unwrap();
-                            assert_eq!(shape.geometry(pos), checked, "{shape:?} at {pos}");
-                        }
-                    }
-                }
+        for (t, count, width, key_width) in canonical_shapes(0x80) {
+            let shape = Shape::canonical(t, count, width, key_width);
+            for pos in HEADER_LEN..HEADER_LEN + 8 {
+                let checked = shape.checked_geometry(pos, shape.header_len()).unwrap();
+                assert_eq!(shape.geometry(pos), checked, "{shape:?} at {pos}");
             }
         }
     }
 
-    #[test]
-    fn small_containers_are_placed_and_headed_as_their_shapes() {
-        for t in [tag::ARRAY, tag::OBJECT, tag::INTMAP] {
-            let key_widths: &[usize] = match t {
+    /// Every (tag, count, slot width, key width) of a canonical container with fewer than
+    /// `counts` children.
+    fn canonical_shapes(counts: usize) -> impl Iterator<Item = (u8, usize, usize, usize)> {
+        [tag::ARRAY, tag::OBJECT, tag::INTMAP].into_iter().flat_map(move |t| {
+            let key_widths: &'static [usize] = match t {
                 tag::ARRAY => &[0],
                 tag::OBJECT => &[1, 2, 4],
                 _ => &[1, 2, 4, 8],
             };
-            for count in 0..0x100 {
-                for width in [1, 2, 4, 8] {
-                    for &key_width in key_widths {
-                        let shape = Shape::canonical(t, count, width, key_width);
-                        let Some(small) = SmallContainer::new(t, count, width, key_width) else {
-                            assert!(shape.indexed || count >= 0x80, "{shape:?} is small");
-                            continue;
-                        };
-                        assert!(!shape.indexed && count < 0x80, "{shape:?} is not small");
-                        for pos in HEADER_LEN..HEADER_LEN + 8 {
-                            let g = shape.geometry(pos);
-                            let parts = (small.tags_at(pos), small.keys_at(pos), small.slots_at(pos), small.end(pos));
-                            assert_eq!(parts, (g.tags_at, g.keys_at, g.slots_at, g.end), "{shape:?} at {pos}");
-                            let (mut a, mut b) = (vec![0u8; pos + 2], vec![0u8; pos + 2]);
-                            shape.write_header(&mut a, pos);
-                            small.write_header(&mut b, pos);
-                            assert_eq!(a, b, "{shape:?}");
-                        }
-                    }
-                }
+            (0..counts).flat_map(move |count| {
+                [1, 2, 4, 8].into_iter().flat_map(move |width| key_widths.iter().map(move |&key_width| (t, count, width, key_width)))
+            })
+        })
+    }
+
+    #[test]
+    fn small_containers_are_placed_and_headed_as_their_shapes() {
+        for (t, count, width, key_width) in canonical_shapes(0x100) {
+            let shape = Shape::canonical(t, count, width, key_width);
+            let Some(small) = SmallContainer::new(t, count, width, key_width) else {
+                assert!(shape.indexed || count >= 0x80, "{shape:?} is small");
+                continue;
+            };
+            assert!(!shape.indexed && count < 0x80, "{shape:?} is not small");
+            for pos in HEADER_LEN..HEADER_LEN + 8 {
+                let g = shape.geometry(pos);
+                let parts = (small.tags_at(pos), small.keys_at(pos), small.slots_at(pos), small.end(pos));
+                assert_eq!(parts, (g.tags_at, g.keys_at, g.slots_at, g.end), "{shape:?} at {pos}");
+                let (mut a, mut b) = (vec![0u8; pos + 2], vec![0u8; pos + 2]);
+                shape.write_header(&mut a, pos);
+                small.write_header(&mut b, pos);
+                assert_eq!(a, b, "{shape:?}");
             }
         }
     }
