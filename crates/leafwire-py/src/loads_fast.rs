@@ -238,58 +238,111 @@ impl<'a, 'py> Walk<'a, 'py> {
 
     unsafe fn array(&mut self, offset: u64, depth: usize) -> *mut ffi::PyObject {
         let Some(c) = self.enter(tag::ARRAY, offset, depth) else { return ptr::null_mut() };
-        let (tags, slots, width) = (c.tags(), c.slots(), c.slot_width());
-        // SAFETY: PyList_New returns a list of `len` null items (or null); each item is set
-        // once below with a new reference, which the list steals. A list given up on early
+        // SAFETY: PyList_New returns a list of `len` null items (or null); `array_items` sets
+        // each once with a new reference, which the list steals. A list given up on early
         // still has null items, which list deallocation allows.
         unsafe {
-            let list = ffi::PyList_New(tags.len() as ffi::Py_ssize_t);
+            let list = ffi::PyList_New(c.len() as ffi::Py_ssize_t);
             if list.is_null() {
                 return list;
             }
-            for (i, &t) in tags.iter().enumerate() {
-                let item = self.value(t, read_uint(slots, width, i), width, depth + 1, Origin::Child(&c, i));
-                if item.is_null() {
-                    ffi::Py_DECREF(list);
-                    return item;
-                }
-                ffi::PyList_SET_ITEM(list, i as ffi::Py_ssize_t, item);
+            let filled = match c.slot_width() {
+                1 => self.array_items::<1>(list, &c, depth),
+                2 => self.array_items::<2>(list, &c, depth),
+                4 => self.array_items::<4>(list, &c, depth),
+                _ => self.array_items::<8>(list, &c, depth),
+            };
+            if !filled {
+                ffi::Py_DECREF(list);
+                return ptr::null_mut();
             }
             list
         }
     }
 
+    /// Sets the items of `list` (of `c.len()` null items) from the children of `c`, whose
+    /// slots are `W` bytes wide: one loop per width, so that reading a slot is one load and
+    /// the width rules of `value` are settled when it is compiled, not per child. `false`
+    /// to give up.
+    ///
+    /// # Safety
+    /// The GIL must be held; `list` must be a new list of `c.len()` items.
+    #[inline(always)]
+    unsafe fn array_items<const W: usize>(&mut self, list: *mut ffi::PyObject, c: &RawContainer<'a>, depth: usize) -> bool {
+        for (i, (&t, slot)) in c.tags().iter().zip(c.slots().chunks_exact(W)).enumerate() {
+            // SAFETY: as in `array`.
+            unsafe {
+                let item = self.value(t, read_uint(slot, W, 0), W, depth + 1, Origin::Child(c, i));
+                if item.is_null() {
+                    return false;
+                }
+                ffi::PyList_SET_ITEM(list, i as ffi::Py_ssize_t, item);
+            }
+        }
+        true
+    }
+
     unsafe fn object(&mut self, offset: u64, depth: usize) -> *mut ffi::PyObject {
         let Some(c) = self.enter(tag::OBJECT, offset, depth) else { return ptr::null_mut() };
-        let (tags, slots, width) = (c.tags(), c.slots(), c.slot_width());
-        let (keys, key_width) = (c.keys(), c.key_width());
-        // SAFETY: a new dict; PyDict_SetItem takes its own references to the key and value,
-        // so the value's is released after it; the key is borrowed from `self.keys`.
+        // SAFETY: a new dict, filled by `object_entries`.
         unsafe {
-            let dict = _PyDict_NewPresized(tags.len() as ffi::Py_ssize_t);
+            let dict = _PyDict_NewPresized(c.len() as ffi::Py_ssize_t);
             if dict.is_null() {
                 return dict;
             }
-            for (i, &t) in tags.iter().enumerate() {
-                let key = self.key(read_uint(keys, key_width, i));
+            // Key ids are 1, 2 or 4 bytes wide (spec §4); others are refused by the header
+            // parser, and reach the last arm only if that changed (which would then give up).
+            let filled = match (c.slot_width(), c.key_width()) {
+                (1, 1) => self.object_entries::<1, 1>(dict, &c, depth),
+                (2, 1) => self.object_entries::<2, 1>(dict, &c, depth),
+                (4, 1) => self.object_entries::<4, 1>(dict, &c, depth),
+                (8, 1) => self.object_entries::<8, 1>(dict, &c, depth),
+                (1, 2) => self.object_entries::<1, 2>(dict, &c, depth),
+                (2, 2) => self.object_entries::<2, 2>(dict, &c, depth),
+                (4, 2) => self.object_entries::<4, 2>(dict, &c, depth),
+                (8, 2) => self.object_entries::<8, 2>(dict, &c, depth),
+                (1, 4) => self.object_entries::<1, 4>(dict, &c, depth),
+                (2, 4) => self.object_entries::<2, 4>(dict, &c, depth),
+                (4, 4) => self.object_entries::<4, 4>(dict, &c, depth),
+                (8, 4) => self.object_entries::<8, 4>(dict, &c, depth),
+                _ => false,
+            };
+            if !filled {
+                ffi::Py_DECREF(dict);
+                return ptr::null_mut();
+            }
+            distinct_keys(dict, c.len())
+        }
+    }
+
+    /// Inserts the children of `c` into `dict`, with slots `W` and key ids `K` bytes wide
+    /// (one loop per pair of widths, as `array_items`). `false` to give up.
+    ///
+    /// # Safety
+    /// The GIL must be held; `dict` must be a dict we own.
+    #[inline(always)]
+    unsafe fn object_entries<const W: usize, const K: usize>(&mut self, dict: *mut ffi::PyObject, c: &RawContainer<'a>, depth: usize) -> bool {
+        let children = c.tags().iter().zip(c.slots().chunks_exact(W)).zip(c.keys().chunks_exact(K));
+        for (i, ((&t, slot), key)) in children.enumerate() {
+            // SAFETY: PyDict_SetItem takes its own references to the key and value, so the
+            // value's is released after it; the key is borrowed from `self.keys`.
+            unsafe {
+                let key = self.key(read_uint(key, K, 0));
                 if key.is_null() {
-                    ffi::Py_DECREF(dict);
-                    return key;
+                    return false;
                 }
-                let value = self.value(t, read_uint(slots, width, i), width, depth + 1, Origin::Child(&c, i));
+                let value = self.value(t, read_uint(slot, W, 0), W, depth + 1, Origin::Child(c, i));
                 if value.is_null() {
-                    ffi::Py_DECREF(dict);
-                    return value;
+                    return false;
                 }
                 let status = ffi::PyDict_SetItem(dict, key, value);
                 ffi::Py_DECREF(value);
                 if status < 0 {
-                    ffi::Py_DECREF(dict);
-                    return ptr::null_mut();
+                    return false;
                 }
             }
-            distinct_keys(dict, tags.len())
         }
+        true
     }
 
     unsafe fn intmap(&mut self, offset: u64, depth: usize) -> *mut ffi::PyObject {
