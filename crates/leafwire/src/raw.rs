@@ -84,7 +84,7 @@ impl<'a> RawDocument<'a> {
     /// to the node API (typed arrays, bignums). Checks the child's tag as
     /// [`RawContainer::child`] does.
     pub fn child_node(&self, container: &RawContainer<'a>, i: usize) -> Result<Node<'a>> {
-        self.doc.root().child(&container.geometry, i)
+        self.doc.root().child(&container.geometry()?, i)
     }
 }
 
@@ -92,13 +92,21 @@ impl<'a> RawDocument<'a> {
 /// cover the `len` children only (not the spare capacity). A child's slot is
 /// `read_uint(slots, slot_width, i)`; it is only meaningful for the child's tag if the
 /// width rules of spec §3.2 hold (`child` checks them; a raw walker checks them itself).
+///
+/// It keeps only what a walker reads per child (the three arrays, the two widths, where
+/// the block is): a decoder makes one per container, and copying the whole [`Geometry`]
+/// along was a tenth of the cost of entering one. The per-child helpers and
+/// [`RawDocument::child_node`] parse the header again.
 #[derive(Debug, Clone, Copy)]
 pub struct RawContainer<'a> {
     tags: &'a [u8],
     keys: &'a [u8],
     slots: &'a [u8],
     buf: &'a [u8],
-    geometry: Geometry,
+    pos: usize,
+    tag: u8,
+    width: u8,
+    key_width: u8,
 }
 
 impl<'a> RawContainer<'a> {
@@ -106,7 +114,21 @@ impl<'a> RawContainer<'a> {
     fn parse(buf: &'a [u8], offset: u64, tag: u8) -> Result<RawContainer<'a>> {
         let g = Geometry::parse(buf, offset, tag)?;
         let (n, w, k) = (g.count, g.width as usize, g.key_width as usize);
-        Ok(RawContainer { tags: &buf[g.tags_at..g.tags_at + n], keys: &buf[g.keys_at..g.keys_at + n * k], slots: &buf[g.slots_at..g.slots_at + n * w], buf, geometry: g })
+        Ok(RawContainer {
+            tags: &buf[g.tags_at..g.tags_at + n],
+            keys: &buf[g.keys_at..g.keys_at + n * k],
+            slots: &buf[g.slots_at..g.slots_at + n * w],
+            buf,
+            pos: g.pos,
+            tag,
+            width: g.width,
+            key_width: g.key_width,
+        })
+    }
+
+    /// The header, parsed again (it parsed when this container was made).
+    fn geometry(&self) -> Result<Geometry> {
+        Geometry::parse(self.buf, self.pos as u64, self.tag)
     }
 
     /// Number of children.
@@ -129,7 +151,7 @@ impl<'a> RawContainer<'a> {
     /// Slot width w, in {1, 2, 4, 8}.
     #[inline]
     pub fn slot_width(&self) -> usize {
-        self.geometry.width as usize
+        self.width as usize
     }
 
     /// The children's slots (`len × w` bytes).
@@ -141,7 +163,7 @@ impl<'a> RawContainer<'a> {
     /// Key width k: 0 for arrays, 1, 2 or 4 for objects, 1 to 8 for intmaps.
     #[inline]
     pub fn key_width(&self) -> usize {
-        self.geometry.key_width as usize
+        self.key_width as usize
     }
 
     /// The children's keys (`len × k` bytes): unsigned key ids for objects (not checked
@@ -153,15 +175,14 @@ impl<'a> RawContainer<'a> {
 
     /// Tag and payload of child `i` (< len), with the tag and width rules of spec §3.2
     /// checked; `int` payloads are sign-extended.
-    #[inline]
     pub fn child(&self, i: usize) -> Result<(u8, u64)> {
-        self.geometry.child(self.buf, i)
+        self.geometry()?.child(self.buf, i)
     }
 
-    /// Key of child `i` (< len): a key id for objects, a sign-extended integer for intmaps.
-    #[inline]
+    /// Key of child `i` (< len): a key id for objects, a sign-extended integer for intmaps
+    /// (0 for arrays).
     pub fn key(&self, i: usize) -> u64 {
-        self.geometry.key(self.buf, i)
+        self.geometry().map_or(0, |g| g.key(self.buf, i))
     }
 }
 
