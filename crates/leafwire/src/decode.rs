@@ -58,7 +58,7 @@ impl<'a> Node<'a> {
             budget.charge(self.visit_cost(), self.offset())?;
             return Ok(T::typed(arena, typed));
         }
-        let mut walk = Walk { node: *self, arena, texts: Vec::new(), distinct: DistinctTexts::default(), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
+        let mut walk = Walk { node: *self, arena, texts: Vec::new(), distinct: DistinctTexts::for_keys(self.key_count()), stamps: Vec::new(), serial: 0, budget: &budget, limit: max_depth };
         walk.value(self.tag(), self.payload(), max_depth)
     }
 }

@@ -117,7 +117,7 @@ struct JsonWriter<'a, 'b, W: Write> {
 
 impl<'a, 'b, W: Write> JsonWriter<'a, 'b, W> {
     fn new(node: &Node<'a>, budget: &'b Budget, limit: usize, out: Vec<u8>, flush_at: usize, sink: W) -> Self {
-        JsonWriter { node: *node, spans: Vec::new(), quoted: Vec::new(), distinct: DistinctTexts::default(), budget, limit, out, flush_at, sink }
+        JsonWriter { node: *node, spans: Vec::new(), quoted: Vec::new(), distinct: DistinctTexts::for_keys(node.key_count()), budget, limit, out, flush_at, sink }
     }
 
     fn buf(&self) -> &'a [u8] {

@@ -224,7 +224,7 @@ impl<'a> Node<'a> {
     /// Every key of the document's dictionary, checked once for UTF-8 and for a text held
     /// under two ids (for writers that visit many objects).
     pub(crate) fn dictionary_keys(&self) -> Result<Vec<&'a str>> {
-        let mut distinct = crate::format::dictionary::DistinctTexts::default();
+        let mut distinct = crate::format::dictionary::DistinctTexts::for_keys(self.dict.count());
         (0..self.dict.count() as u64)
             .map(|id| {
                 let text = self.dict.key_str(self.keys, id)?;
