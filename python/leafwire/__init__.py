@@ -125,6 +125,10 @@ else:
         masked arrays and Arrow, open the document: ``open(path).tables()``, or a pointer
         that lands on a table, gives a ``leafwire.Table``.
 
+        Object keys are interned strings. As orjson does, ``loads`` keeps up to 1024 of
+        them (ASCII keys of at most 64 bytes) from one call to the next, so documents of
+        one kind do not make their keys again; they live until the interpreter exits.
+
         Raises ``DecodeError`` (a ``ValueError``, with ``.offset``) for malformed input and
         for nesting deeper than ``max_depth`` (at most ``MAX_DEPTH_CAP``, 1024: decoding
         recurses on the native stack). Everything decoded is read with bounds checks; use

@@ -289,3 +289,62 @@ def test_the_collector_is_paused_only_during_the_walk():
     del box, rows
     gc.collect()
     assert probe() is None
+
+
+# -- keys kept between calls (crates/leafwire-py/src/key_cache.rs) -----------------------------
+
+def _keys_for_the_cache():
+    """Keys of every kind the cache meets: more than its slots (so slots are taken over),
+    lengths about its limit, texts alike but for their last byte, keys it does not keep."""
+    keys = [f"key_{i}" for i in range(3000)]
+    keys += ["", "a", "é", "日本", "k" * 63, "k" * 64, "k" * 65, "k" * 64 + "é", "x" * 200]
+    keys += [f"same_prefix_{c}" for c in "abcdefgh"]
+    return keys
+
+
+def test_keys_kept_between_calls_are_the_keys_of_each_document():
+    keys = _keys_for_the_cache()
+    rng = random.Random(7)
+    documents = []
+    for n in range(6):
+        chosen = rng.sample(keys, 800)
+        documents.append({k: [n, k] for k in chosen})
+    documents.append({k: i for i, k in enumerate(keys)})
+    # Each document three times, interleaved: later calls find keys of the earlier ones.
+    for _ in range(3):
+        for doc in documents:
+            data = leafwire.dumps(doc)
+            back = leafwire.loads(data)
+            assert back == doc and list(back) == list(doc)
+            assert_matches_general_decoder(data)
+
+
+def test_kept_keys_are_interned_strings():
+    name = "a_key_of_its_own_" + str(random.Random().random())
+    data = leafwire.dumps([{name: 1}, {name: 2}])
+    first = leafwire.loads(data)
+    del first
+    again = leafwire.loads(data)
+    assert all(next(iter(row)) is sys.intern(name) for row in again)
+    assert again == [{name: 1}, {name: 2}]
+
+
+def test_loads_from_threads():
+    import threading
+
+    documents = [{f"t{t}_{i % 50}_{'x' * (i % 70)}": i for i in range(400)} for t in range(4)]
+    encoded = [leafwire.dumps(d) for d in documents]
+    failures = []
+
+    def work(t):
+        for _ in range(30):
+            for j, data in enumerate(encoded):
+                if leafwire.loads(data) != documents[j]:
+                    failures.append((t, j))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures

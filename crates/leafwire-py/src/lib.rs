@@ -11,6 +11,7 @@ mod dumps_general;
 mod edit;
 mod errors;
 mod guard;
+mod key_cache;
 mod loads_fast;
 mod loads_general;
 mod node_iter;

@@ -25,6 +25,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::arrays;
+use crate::key_cache::{self, KeyCache};
 use crate::loads_general::{typed_list, Arrays, Budget, Decoder};
 use crate::strings::new_str;
 
@@ -39,15 +40,24 @@ extern "C" {
 /// decoder must do it.
 pub fn loads<'py>(py: Python<'py>, bytes: &[u8], arrays: Arrays, max_depth: usize) -> Option<Bound<'py, PyAny>> {
     let doc = RawDocument::open(bytes).ok()?;
-    let mut walk = Walk {
-        py,
-        doc,
-        arrays,
-        max_depth,
-        budget: Budget::for_document(doc.bytes().len()),
-        keys: KeyStrings(vec![ptr::null_mut(); doc.key_count()]),
-        scratch: Vec::new(),
-    };
+    key_cache::with_cache(|cache| {
+        let walk = Walk {
+            py,
+            doc,
+            arrays,
+            max_depth,
+            budget: Budget::for_document(doc.bytes().len()),
+            keys: KeyStrings(vec![ptr::null_mut(); doc.key_count()]),
+            scratch: Vec::new(),
+            cache,
+        };
+        walk_root(walk)
+    })
+}
+
+/// Walks the whole document from its root.
+fn walk_root<'py>(mut walk: Walk<'_, 'py, '_>) -> Option<Bound<'py, PyAny>> {
+    let (py, doc) = (walk.py, walk.doc);
     let (t, payload) = doc.root();
     // The root is a value like any other (cost 1); containers charge for their children.
     if !walk.budget.charge(1) {
@@ -119,7 +129,7 @@ enum Origin<'c, 'a> {
     Child(&'c RawContainer<'a>, usize),
 }
 
-struct Walk<'a, 'py> {
+struct Walk<'a, 'py, 'c> {
     py: Python<'py>,
     doc: RawDocument<'a>,
     arrays: Arrays,
@@ -128,6 +138,8 @@ struct Walk<'a, 'py> {
     keys: KeyStrings,
     /// Working memory of `new_str`.
     scratch: Vec<u32>,
+    /// Keys kept from earlier calls, if this walk has the cache.
+    cache: Option<&'c mut KeyCache>,
 }
 
 /// A new reference to an object we hold a reference to (the singletons here).
@@ -140,7 +152,7 @@ unsafe fn new_ref(obj: *mut ffi::PyObject) -> *mut ffi::PyObject {
     obj
 }
 
-impl<'a, 'py> Walk<'a, 'py> {
+impl<'a, 'py> Walk<'a, 'py, '_> {
     /// The value with tag `t` and slot `raw` (`width` bytes, zero-extended), `depth`
     /// containers deep: a new reference, or null to give up (an exception may be set).
     ///
@@ -388,13 +400,23 @@ impl<'a, 'py> Walk<'a, 'py> {
         // An id past the dictionary fails here (`self.keys` has one entry per key).
         let Ok(bytes) = self.doc.key(id) else { return ptr::null_mut() };
         // SAFETY: the GIL is held; interning replaces the new reference by one to the equal
-        // interned string, if there is one.
+        // interned string, if there is one; the cache gives and takes new references.
         unsafe {
+            if let Some(cache) = self.cache.as_deref_mut() {
+                let key = cache.get(bytes);
+                if !key.is_null() {
+                    self.keys.0[id as usize] = key;
+                    return key;
+                }
+            }
             let mut key = new_str(bytes, &mut self.scratch);
             if key.is_null() {
                 return key;
             }
             ffi::PyUnicode_InternInPlace(&mut key);
+            if let Some(cache) = self.cache.as_deref_mut() {
+                cache.put(bytes, key);
+            }
             self.keys.0[id as usize] = key;
             key
         }

@@ -1,0 +1,120 @@
+//! Dictionary keys made into Python strings, kept from one `loads` to the next (as orjson
+//! keeps its keys): documents of one kind repeat their keys, and making each key's `str`,
+//! interning it, and freeing it with the result (a mortal interned string leaves the
+//! interpreter's table when it dies) was about a tenth of loading a small document
+//! (github_events.json, callgrind).
+//!
+//! The cache is a table of `SLOTS` ASCII keys of at most `MAX_KEY` bytes, each slot found
+//! by a hash of the key's bytes and holding one interned `str` (a reference the cache
+//! owns): a hit is the same key (lengths and bytes compared), a miss makes the key as
+//! before and takes the slot. It is used only with the GIL (free-threaded builds go
+//! without it), by one walk at a time; its strings live until the interpreter ends, as
+//! interned strings often do.
+
+use std::sync::Mutex;
+
+use pyo3::ffi;
+
+/// Slots in the table (a power of two).
+const SLOTS: usize = 1024;
+
+/// The longest key kept: longer ones are rarely repeated names.
+const MAX_KEY: usize = 64;
+
+/// The table: slot i holds an interned ASCII `str` whose hash selects slot i, or null.
+pub struct KeyCache {
+    slots: Vec<*mut ffi::PyObject>,
+}
+
+// SAFETY: the cache's references are only used (read, increfed, replaced) by a `loads`
+// holding both the GIL and the mutex around the cache; builds without a GIL do not use it.
+unsafe impl Send for KeyCache {}
+
+static CACHE: Mutex<Option<KeyCache>> = Mutex::new(None);
+
+/// Runs `walk` with the cache, or with `None` when it is in use (another thread's `loads`,
+/// possible only without the GIL) or this build has none.
+pub fn with_cache<R>(walk: impl FnOnce(Option<&mut KeyCache>) -> R) -> R {
+    #[cfg(not(Py_GIL_DISABLED))]
+    if let Ok(mut guard) = CACHE.try_lock() {
+        let cache = guard.get_or_insert_with(|| KeyCache { slots: vec![std::ptr::null_mut(); SLOTS] });
+        return walk(Some(cache));
+    }
+    walk(None)
+}
+
+impl KeyCache {
+    /// A new reference to the cached `str` of `bytes`, or null if it is not cached.
+    ///
+    /// # Safety
+    /// The GIL must be held.
+    #[inline]
+    pub unsafe fn get(&self, bytes: &[u8]) -> *mut ffi::PyObject {
+        let Some(slot) = slot_of(bytes) else { return std::ptr::null_mut() };
+        let key = self.slots[slot];
+        // SAFETY: a non-null slot holds a live compact ASCII `str` the cache owns.
+        unsafe {
+            if !key.is_null() && ascii_text(key) == bytes {
+                ffi::Py_INCREF(key);
+                return key;
+            }
+        }
+        std::ptr::null_mut()
+    }
+
+    /// Keeps `key`, the interned `str` of `bytes`, if it is a compact ASCII one short
+    /// enough, in place of its slot's key.
+    ///
+    /// # Safety
+    /// The GIL must be held and `key` a live `str` of the text `bytes`.
+    #[inline]
+    pub unsafe fn put(&mut self, bytes: &[u8], key: *mut ffi::PyObject) {
+        let Some(slot) = slot_of(bytes) else { return };
+        // SAFETY: `key` is a live `str`; the slot's old key is a reference the cache owns.
+        unsafe {
+            if !is_compact_ascii(key) {
+                return;
+            }
+            ffi::Py_INCREF(key);
+            let old = std::mem::replace(&mut self.slots[slot], key);
+            ffi::Py_XDECREF(old);
+        }
+    }
+}
+
+/// The slot of a key's bytes, or `None` for a key the cache does not keep.
+#[inline(always)]
+fn slot_of(bytes: &[u8]) -> Option<usize> {
+    if bytes.is_empty() || bytes.len() > MAX_KEY {
+        return None;
+    }
+    let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, bytes);
+    // Fx's high bits are its best mixed.
+    Some((hash >> 40) as usize & (SLOTS - 1))
+}
+
+/// Whether `s` (a live `str`) is compact ASCII, the form whose text is its own bytes.
+///
+/// # Safety
+/// `s` must be a live `str`.
+#[inline(always)]
+unsafe fn is_compact_ascii(s: *mut ffi::PyObject) -> bool {
+    // SAFETY: the caller's; these read the object's state bits (CPython's macros).
+    #[cfg(not(any(Py_3_14, PyPy, GraalPy)))]
+    return unsafe { ffi::PyUnicode_IS_COMPACT_ASCII(s) != 0 };
+    #[cfg(any(Py_3_14, PyPy, GraalPy))]
+    {
+        let _ = s;
+        false
+    }
+}
+
+/// The text of a compact ASCII `str`.
+///
+/// # Safety
+/// `s` must be a live compact ASCII `str`, which outlives the slice.
+#[inline(always)]
+unsafe fn ascii_text<'s>(s: *mut ffi::PyObject) -> &'s [u8] {
+    // SAFETY: the caller's: the object's data is its `len` ASCII bytes.
+    unsafe { std::slice::from_raw_parts(ffi::PyUnicode_DATA(s).cast::<u8>(), ffi::PyUnicode_GET_LENGTH(s) as usize) }
+}
