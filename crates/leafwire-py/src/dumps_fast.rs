@@ -30,6 +30,8 @@ use leafwire::format::{numbers, tag};
 use entries::Entries;
 use keys::Keys;
 
+use crate::strings::compact_ascii;
+
 /// Serializes `obj` if every object in it has a fast form; `None` otherwise (nothing is
 /// raised then: the general path redoes the work and reports any error).
 pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) -> PyResult<Option<Bound<'py, PyBytes>>> {
@@ -138,11 +140,8 @@ unsafe fn utf8(obj: *mut ffi::PyObject) -> Option<(*const u8, usize)> {
     // header: read in line, where the call below was an eighth of the time on text-heavy
     // documents (it is made twice per string, by the planner and by the writer). Python
     // 3.14 hides these fields, so there it is the call.
-    #[cfg(not(any(Py_3_14, PyPy, GraalPy)))]
-    unsafe {
-        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) != 0 {
-            return Some((ffi::PyUnicode_DATA(obj).cast::<u8>().cast_const(), ffi::PyUnicode_GET_LENGTH(obj) as usize));
-        }
+    if let Some(text) = unsafe { compact_ascii(obj) } {
+        return Some((text.as_ptr(), text.len()));
     }
     let mut len: ffi::Py_ssize_t = 0;
     let ptr = unsafe { ffi::PyUnicode_AsUTF8AndSize(obj, &mut len) };

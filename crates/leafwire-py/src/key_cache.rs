@@ -15,6 +15,8 @@ use std::sync::Mutex;
 
 use pyo3::ffi;
 
+use crate::strings::compact_ascii;
+
 /// Slots in the table (a power of two).
 const SLOTS: usize = 1024;
 
@@ -54,7 +56,7 @@ impl KeyCache {
         let key = self.slots[slot];
         // SAFETY: a non-null slot holds a live compact ASCII `str` the cache owns.
         unsafe {
-            if !key.is_null() && ascii_text(key) == bytes {
+            if !key.is_null() && compact_ascii(key) == Some(bytes) {
                 ffi::Py_INCREF(key);
                 return key;
             }
@@ -72,7 +74,7 @@ impl KeyCache {
         let Some(slot) = slot_of(bytes) else { return };
         // SAFETY: `key` is a live `str`; the slot's old key is a reference the cache owns.
         unsafe {
-            if !is_compact_ascii(key) {
+            if compact_ascii(key).is_none() {
                 return;
             }
             ffi::Py_INCREF(key);
@@ -91,30 +93,4 @@ fn slot_of(bytes: &[u8]) -> Option<usize> {
     let hash = std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, bytes);
     // Fx's high bits are its best mixed.
     Some((hash >> 40) as usize & (SLOTS - 1))
-}
-
-/// Whether `s` (a live `str`) is compact ASCII, the form whose text is its own bytes.
-///
-/// # Safety
-/// `s` must be a live `str`.
-#[inline(always)]
-unsafe fn is_compact_ascii(s: *mut ffi::PyObject) -> bool {
-    // SAFETY: the caller's; these read the object's state bits (CPython's macros).
-    #[cfg(not(any(Py_3_14, PyPy, GraalPy)))]
-    return unsafe { ffi::PyUnicode_IS_COMPACT_ASCII(s) != 0 };
-    #[cfg(any(Py_3_14, PyPy, GraalPy))]
-    {
-        let _ = s;
-        false
-    }
-}
-
-/// The text of a compact ASCII `str`.
-///
-/// # Safety
-/// `s` must be a live compact ASCII `str`, which outlives the slice.
-#[inline(always)]
-unsafe fn ascii_text<'s>(s: *mut ffi::PyObject) -> &'s [u8] {
-    // SAFETY: the caller's: the object's data is its `len` ASCII bytes.
-    unsafe { std::slice::from_raw_parts(ffi::PyUnicode_DATA(s).cast::<u8>(), ffi::PyUnicode_GET_LENGTH(s) as usize) }
 }

@@ -11,6 +11,26 @@ use std::ptr;
 
 use pyo3::ffi;
 
+/// The text of `obj` if it is a compact ASCII `str`, the form whose text is its own
+/// bytes, right after the object header (most keys and values); `None` for any other, and
+/// on Python 3.14, PyPy and GraalPy, which hide the fields that tell.
+///
+/// # Safety
+/// `obj` must be a live `str`, which outlives the slice; the GIL must be held.
+#[inline(always)]
+pub unsafe fn compact_ascii<'s>(obj: *mut ffi::PyObject) -> Option<&'s [u8]> {
+    #[cfg(not(any(Py_3_14, PyPy, GraalPy)))]
+    // SAFETY: the caller's; CPython's macros read the object's state bits, data and length.
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(obj) != 0 {
+            let data = ffi::PyUnicode_DATA(obj).cast::<u8>().cast_const();
+            return Some(std::slice::from_raw_parts(data, ffi::PyUnicode_GET_LENGTH(obj) as usize));
+        }
+    }
+    let _ = obj;
+    None
+}
+
 /// A new `str` with the text of `bytes`, or null with an exception set if they are not
 /// UTF-8. Invalid bytes (by the rules of CPython's strict decoder, which are UTF-8's: no
 /// surrogates, no overlong forms, nothing past U+10FFFF) go to that decoder, which raises
