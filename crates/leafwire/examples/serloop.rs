@@ -52,9 +52,9 @@ fn criteo_small() -> Workbook {
 fn criteo_big() -> Workbook {
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || { state ^= state << 13; state ^= state >> 7; state ^= state << 17; state };
-    let mut range = |lo: u64, hi: u64, next: &mut dyn FnMut() -> u64| lo + next() % (hi - lo + 1);
-    let mut unit = |next: &mut dyn FnMut() -> u64| (next() >> 11) as f64 / (1u64 << 53) as f64;
-    let mut doubles = |next: &mut dyn FnMut() -> u64| {
+    let range = |lo: u64, hi: u64, next: &mut dyn FnMut() -> u64| lo + next() % (hi - lo + 1);
+    let unit = |next: &mut dyn FnMut() -> u64| (next() >> 11) as f64 / (1u64 << 53) as f64;
+    let doubles = |next: &mut dyn FnMut() -> u64| {
         let n = range(100, 300, next);
         (0..n).map(|_| (unit(next) - 0.5) * 2e4).collect::<Vec<f64>>()
     };
