@@ -182,7 +182,11 @@ impl<'a> RawContainer<'a> {
     /// Key of child `i` (< len): a key id for objects, a sign-extended integer for intmaps
     /// (0 for arrays).
     pub fn key(&self, i: usize) -> u64 {
-        self.geometry().map_or(0, |g| g.key(self.buf, i))
+        let width = self.key_width as usize;
+        if width == 0 {
+            return 0;
+        }
+        crate::format::container::stored_key(read_uint(self.keys, width, i), width, self.tag == tag::INTMAP)
     }
 }
 

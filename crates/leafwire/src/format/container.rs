@@ -335,7 +335,7 @@ fn slot_payload(pos: usize, i: usize, t: u8, raw: u64, width: usize) -> Result<u
 /// A key as stored in `width` bytes `raw` (spec §4): intmap keys are signed integers,
 /// object key ids unsigned.
 #[inline(always)]
-fn stored_key(raw: u64, width: usize, intmap: bool) -> u64 {
+pub(crate) fn stored_key(raw: u64, width: usize, intmap: bool) -> u64 {
     if intmap { sign_extend(raw, width) as u64 } else { raw }
 }
 
