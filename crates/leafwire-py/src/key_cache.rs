@@ -46,13 +46,20 @@ pub fn with_cache<R>(walk: impl FnOnce(Option<&mut KeyCache>) -> R) -> R {
 }
 
 impl KeyCache {
-    /// A new reference to the cached `str` of `bytes`, or null if it is not cached.
+    /// The slot of `bytes` (hashed once for a look-up and the `put` that may follow it),
+    /// or `None` for a key the cache does not keep.
+    #[inline]
+    pub fn slot(&self, bytes: &[u8]) -> Option<usize> {
+        slot_of(bytes)
+    }
+
+    /// A new reference to the cached `str` of `bytes` (whose slot is `slot`), or null if
+    /// it is not cached.
     ///
     /// # Safety
     /// The GIL must be held.
     #[inline]
-    pub unsafe fn get(&self, bytes: &[u8]) -> *mut ffi::PyObject {
-        let Some(slot) = slot_of(bytes) else { return std::ptr::null_mut() };
+    pub unsafe fn get(&self, slot: usize, bytes: &[u8]) -> *mut ffi::PyObject {
         let key = self.slots[slot];
         // SAFETY: a non-null slot holds a live compact ASCII `str` the cache owns.
         unsafe {
@@ -64,14 +71,13 @@ impl KeyCache {
         std::ptr::null_mut()
     }
 
-    /// Keeps `key`, the interned `str` of `bytes`, if it is a compact ASCII one short
-    /// enough, in place of its slot's key.
+    /// Keeps `key`, an interned `str` whose text has slot `slot`, if it is compact ASCII,
+    /// in place of the slot's key.
     ///
     /// # Safety
-    /// The GIL must be held and `key` a live `str` of the text `bytes`.
+    /// The GIL must be held and `key` a live `str`.
     #[inline]
-    pub unsafe fn put(&mut self, bytes: &[u8], key: *mut ffi::PyObject) {
-        let Some(slot) = slot_of(bytes) else { return };
+    pub unsafe fn put(&mut self, slot: usize, key: *mut ffi::PyObject) {
         // SAFETY: `key` is a live `str`; the slot's old key is a reference the cache owns.
         unsafe {
             if compact_ascii(key).is_none() {

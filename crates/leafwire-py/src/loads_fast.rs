@@ -402,8 +402,9 @@ impl<'a, 'py> Walk<'a, 'py, '_> {
         // SAFETY: the GIL is held; interning replaces the new reference by one to the equal
         // interned string, if there is one; the cache gives and takes new references.
         unsafe {
-            if let Some(cache) = self.cache.as_deref_mut() {
-                let key = cache.get(bytes);
+            let slot = self.cache.as_deref().and_then(|cache| cache.slot(bytes));
+            if let (Some(cache), Some(slot)) = (self.cache.as_deref(), slot) {
+                let key = cache.get(slot, bytes);
                 if !key.is_null() {
                     self.keys.0[id as usize] = key;
                     return key;
@@ -414,8 +415,8 @@ impl<'a, 'py> Walk<'a, 'py, '_> {
                 return key;
             }
             ffi::PyUnicode_InternInPlace(&mut key);
-            if let Some(cache) = self.cache.as_deref_mut() {
-                cache.put(bytes, key);
+            if let (Some(cache), Some(slot)) = (self.cache.as_deref_mut(), slot) {
+                cache.put(slot, key);
             }
             self.keys.0[id as usize] = key;
             key
