@@ -53,13 +53,13 @@ pub(crate) fn visit_packed<'de, V: Visitor<'de>>(buf: &[u8], payload: u64, visit
 /// `T` makes of `Null`; a value stored whole (residual) is stepped through as a `Value`.
 #[inline(never)]
 pub(crate) fn select_packed<T: de::DeserializeOwned>(buf: &[u8], payload: u64, keys: &[&str]) -> Result<Vec<T>> {
-    let group = super::open_block(buf, payload)?;
+    let mut group = super::open_block(buf, payload)?;
     let (keep, path) = group.nodes_on(keys);
     let rest = &keys[path.len()..];
     let mut budget = super::decode_budget(buf.len());
     let mut budget = &mut budget;
     let mut totals = vec![0usize; group.column_count()];
-    let mut streams = group.template();
+    let mut streams = group.take_template();
     let mut out = Vec::with_capacity(group.len());
     for s in 0..group.stripe_count() {
         let dir = group.load_stripe(s, Some(&keep), &mut streams, budget, &mut totals)?;

@@ -571,13 +571,14 @@ impl<'a> Group<'a> {
     }
 
     /// As [`Group::select`] for element `i` alone: decodes its stripe's columns on the path.
-    pub fn element_select(&self, i: usize, keys: &[&str], budget: &mut u64) -> Result<(Value, usize)> {
+    pub fn element_select(mut self, i: usize, keys: &[&str], budget: &mut u64) -> Result<(Value, usize)> {
         let (keep, path) = self.nodes_on(keys);
         let used = path.len();
         let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
         let mut totals = vec![0usize; self.columns.len()];
-        let mut values = self.stripe(s, Some(&keep), &mut self.template.clone(), budget, &mut totals)?;
-        Ok((below(values.swap_remove(i - self.stripes[s].0), &keys[..used]), used))
+        let mut work = self.take_template();
+        let value = self.stripe_element(s, i - self.stripes[s].0, Some(&keep), &mut work, budget, &mut totals)?;
+        Ok((below(value, &keys[..used]), used))
     }
 
     /// The nodes a projection on `keys` reads, and the path it follows (the key id and the
@@ -621,12 +622,12 @@ impl<'a> Group<'a> {
     }
 
     /// Element `i` (< `len`): decodes its stripe only.
-    pub fn element(&self, i: usize, budget: &mut u64) -> Result<Value> {
+    pub fn element(mut self, i: usize, budget: &mut u64) -> Result<Value> {
         let s = self.stripes.partition_point(|&(first, _)| first <= i) - 1;
         let first = self.stripes[s].0;
         let mut totals = vec![0usize; self.columns.len()];
-        let mut values = self.stripe(s, None, &mut self.template.clone(), budget, &mut totals)?;
-        Ok(values.swap_remove(i - first))
+        let mut work = self.take_template();
+        self.stripe_element(s, i - first, None, &mut work, budget, &mut totals)
     }
 
     /// The bytes of each column over all stripes (chunks with their page directories), and
@@ -744,6 +745,26 @@ impl<'a> Group<'a> {
         unshredder.elements().map_err(|m| unshred_error(m, dir))
     }
 
+    /// Element `i` of stripe `s` alone, as [`Group::stripe`] would give it among the
+    /// others, which are stepped over.
+    fn stripe_element(
+        &self,
+        s: usize,
+        i: usize,
+        keep: Option<&[bool]>,
+        groups: &mut Shredded,
+        budget: &mut u64,
+        totals: &mut [usize],
+    ) -> Result<Value> {
+        let dir = self.load_stripe(s, keep, groups, budget, totals)?;
+        let unshredder = Unshredder::new(groups, budget);
+        let unshredder = match keep {
+            Some(keep) => unshredder.keeping(keep),
+            None => unshredder,
+        };
+        unshredder.element_at(i).map_err(|m| unshred_error(m, dir))
+    }
+
     /// How many stripes the group has.
     pub(crate) fn stripe_count(&self) -> usize {
         self.stripes.len()
@@ -846,6 +867,15 @@ impl<'a> Group<'a> {
     /// An empty copy of the node tree, whose streams [`Group::load_stripe`] fills.
     pub(crate) fn template(&self) -> Shredded {
         self.template.clone()
+    }
+
+    /// The node tree itself, for a reader that needs no more copies of it: copying the
+    /// tables costs about what reading them did. The group keeps its length and can still
+    /// load stripes, but has no nodes left (`node`, `nodes_on`, `path` and `template`
+    /// read them).
+    pub(crate) fn take_template(&mut self) -> Shredded {
+        let shell = Shredded { len: self.template.len, nodes: Vec::new(), keys: Default::default(), marks: Vec::new() };
+        std::mem::replace(&mut self.template, shell)
     }
 
     /// How many columns the group has (the length of the totals of `load_stripe`).
@@ -996,7 +1026,11 @@ fn read_tables(
         .filter(|&c| c <= (16 * nodes).min(r.remaining() / 3))
         .ok_or_else(|| Error::malformed(columns_at as u64, "group column count out of range"))?;
     let key_count = r.count(0, r.remaining(), "group key count out of range")?;
-    let mut template = Shredded::empty(len);
+    // Room for the nodes at once (their count is bounded above): growing a vector of
+    // nodes copies them each time.
+    let mut template = Shredded::with_room(len, nodes);
+    // Each key takes a byte at least; room for the first thousand is a small allocation.
+    template.keys.reserve(key_count.min(1024));
     for _ in 0..key_count {
         let at = r.pos;
         let n = r.count(0, r.remaining(), "group key runs past the block")?;
@@ -1006,16 +1040,16 @@ fn read_tables(
             return Err(Error::malformed(at as u64, "group key repeated"));
         }
     }
+    let mut sorted = Vec::new();
     for i in 0..nodes {
-        read_node(r, &mut template, i)?;
+        read_node(r, &mut template, i, &mut sorted)?;
     }
-    let expected: Vec<(usize, Stream)> =
-        template.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st))).collect();
-    if expected.len() != column_count {
+    let expected = || template.nodes.iter().enumerate().flat_map(|(i, n)| streams(n).map(move |st| (i, st)));
+    if expected().count() != column_count {
         return Err(Error::malformed(r.pos as u64, "column count differs from what the node table calls for"));
     }
     let mut columns = Vec::with_capacity(column_count);
-    for &(node, stream) in &expected {
+    for (node, stream) in expected() {
         let at = r.pos;
         let (n, s) = (r.varint()?, r.u8()?);
         if n != node as u64 || s != stream as u8 {
@@ -1040,8 +1074,9 @@ pub(crate) fn unshred_error(message: &'static str, dir: usize) -> Error {
     }
 }
 
-/// Reads node `i` of the node table into `s` (node 0 replaces the root `s` starts with).
-fn read_node(r: &mut Reader, s: &mut Shredded, i: usize) -> Result<()> {
+/// Reads node `i` of the node table into `s` (node 0 replaces the root `s` starts with);
+/// `sorted` is room for checking a shape's keys distinct.
+fn read_node(r: &mut Reader, s: &mut Shredded, i: usize, sorted: &mut Vec<u32>) -> Result<()> {
     let at = r.pos;
     let bad = |m: &'static str| Error::malformed(at as u64, m);
     let parent = r.varint()?;
@@ -1109,10 +1144,10 @@ fn read_node(r: &mut Reader, s: &mut Shredded, i: usize) -> Result<()> {
                 }
                 ids.push(id as u32);
             }
-            let mut sorted = ids.clone();
+            sorted.clear();
+            sorted.extend_from_slice(&ids);
             sorted.sort_unstable();
-            sorted.dedup();
-            if sorted.len() != ids.len() {
+            if sorted.windows(2).any(|w| w[0] == w[1]) {
                 return Err(bad("shape repeats a key"));
             }
             if !s.nodes[index].shapes.insert(ids) {
@@ -1142,6 +1177,7 @@ mod tests {
         let mut budget = u64::MAX;
         let all = g.elements(&mut budget).unwrap();
         for (i, e) in all.iter().enumerate() {
+            let g = Group::open(&buf, 7..buf.len()).unwrap();
             assert_eq!(normal(&g.element(i, &mut budget).unwrap()), normal(e));
         }
         (all, buf.len() - 7)
@@ -1169,6 +1205,7 @@ mod tests {
             let mut budget = u64::MAX;
             assert_eq!(g.elements(&mut budget).unwrap(), elements);
             for i in [0, 4_095, 4_096, 20_000, 59_999] {
+                let g = Group::open(&buf, 0..buf.len()).unwrap();
                 assert_eq!(g.element(i, &mut budget).unwrap(), elements[i]);
             }
             buf.len()
@@ -1279,6 +1316,7 @@ mod tests {
         let g = Group::open(&buf, 0..buf.len()).unwrap();
         assert_eq!(g.elements(&mut u64::MAX.clone()).unwrap(), elements);
         for i in [0, 4_095, 4_096, 8_999] {
+            let g = Group::open(&buf, 0..buf.len()).unwrap();
             assert_eq!(g.element(i, &mut u64::MAX.clone()).unwrap(), elements[i]);
         }
         let sizes = g.column_sizes().unwrap();

@@ -360,8 +360,10 @@ impl<'a> Reader<'a> {
         Ok(b)
     }
 
+    /// Most of a group's tables and directories are one-byte varints: that case inline.
+    #[inline]
     pub fn varint(&mut self) -> Result<u64> {
-        let (v, next) = crate::format::numbers::read_varint(self.buf, self.pos)?;
+        let (v, next) = crate::format::numbers::read_small_varint(self.buf, self.pos)?;
         self.pos = next;
         Ok(v)
     }

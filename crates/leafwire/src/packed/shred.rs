@@ -155,7 +155,14 @@ pub(crate) struct Mark {
 impl Shredded {
     /// A group of `len` elements with only its root node, for a reader to fill.
     pub fn empty(len: usize) -> Shredded {
-        Shredded { len, nodes: vec![Node::new(0, Role::Root, 0)], keys: IndexSet::default(), marks: Vec::new() }
+        Shredded::with_room(len, 1)
+    }
+
+    /// As [`Shredded::empty`], with room for `nodes` nodes.
+    pub fn with_room(len: usize, nodes: usize) -> Shredded {
+        let mut s = Shredded { len, nodes: Vec::with_capacity(nodes), keys: IndexSet::default(), marks: Vec::new() };
+        s.nodes.push(Node::new(0, Role::Root, 0));
+        s
     }
 
     /// Adds a node below `parent` (which must exist) and returns its index.
@@ -733,6 +740,64 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         let values = (0..self.s.len).map(|_| self.read(0)).collect::<Result<Vec<_>, _>>()?;
         self.check_used_up()?;
         Ok(values)
+    }
+
+    /// Element `i` of the streams (< `len`), the others stepped over without building
+    /// them; every stream must be used up exactly, as for [`Unshredder::elements`].
+    pub fn element_at(mut self, i: usize) -> Result<Value, &'static str> {
+        for _ in 0..i {
+            self.skip(0)?;
+        }
+        let value = self.read(0)?;
+        for _ in i + 1..self.s.len {
+            self.skip(0)?;
+        }
+        self.check_used_up()?;
+        Ok(value)
+    }
+
+    /// Steps over the next value of `node`, reading (and charging) its streams as
+    /// [`Unshredder::read`] does, but building nothing: what is stepped over is not
+    /// returned, so a keyed object's repeated key goes unchecked here.
+    fn skip(&mut self, node: usize) -> Result<(), &'static str> {
+        match self.kind(node)? {
+            kind::NULL => {}
+            kind::BOOL => drop(self.bool(node)?),
+            kind::INT => drop(self.int(node)?),
+            kind::FLOAT => drop(self.float(node)?),
+            kind::STRING => drop(self.string(node)?),
+            kind::RESIDUAL => drop(self.residual(node)?),
+            kind::ARRAY => {
+                let (len, elements) = self.array(node)?;
+                for i in 0..len {
+                    self.skip(self.element(node, elements, i)?)?;
+                }
+            }
+            kind::OBJECT if self.s.nodes[node].keyed => {
+                let (len, values) = self.map(node)?;
+                for _ in 0..len {
+                    self.key_text(node)?;
+                    self.skip(values)?;
+                }
+            }
+            kind::OBJECT => {
+                for &field in self.shape(node)? {
+                    let (_, child) = self.field(field)?;
+                    if self.keep.is_none_or(|keep| keep[child]) {
+                        self.skip(child)?;
+                    }
+                }
+            }
+            kind::INTMAP => {
+                let (len, values) = self.map(node)?;
+                for _ in 0..len {
+                    self.int_key(node)?;
+                    self.skip(values)?;
+                }
+            }
+            _ => return Err("unknown kind"),
+        }
+        Ok(())
     }
 
     /// Whether objects at `node` are stored as maps of key ids.
