@@ -27,7 +27,7 @@ pub(crate) fn pack_object(map: &Map, options: &PackOptions) -> Result<Option<Vec
     if !leaves_at_least(&entries, MIN_GROUP_LEAVES + map.len()) {
         return Ok(None);
     }
-    let shredded = write_block(shred::shred_entries(&entries, options.page_values()), options)?;
+    let shredded = write_block(shred::shred_entries(&entries, options.stripe_values()), options)?;
     super::or_residual_form(shredded, &entries, || whole_group(map, options), options)
 }
 
@@ -41,7 +41,7 @@ pub(crate) fn pack_whole(map: &Map, options: &PackOptions) -> Result<Option<Vec<
 }
 
 fn whole_group(map: &Map, options: &PackOptions) -> Option<shred::Shredded> {
-    shred::shred_residual(&[Value::Object(map.clone())], options.page_values())
+    shred::shred_residual(&[Value::Object(map.clone())], options.stripe_values())
 }
 
 /// How a packed object's group holds it (§13.7).

@@ -14,12 +14,17 @@ use crate::value::Value;
 
 /// The group layout's version byte.
 pub(crate) const VERSION: u8 = 1;
-/// The encoder cuts a chunk into pages of at most this many values, and closes a stripe
-/// once one node holds this many of its values (§13.4)...
+/// The encoder cuts a chunk into pages of at most this many values (§13.4)...
 pub(crate) const PAGE_VALUES: usize = 4096;
-/// ...or this many at an archival zstd level (`ARCHIVE_LEVEL` and above), the most a page
-/// may hold: zstd then sees 16 times the context (a border shared by two countries, a
-/// mesh's repeated vertex), and one element costs up to a whole page per column.
+/// ...and closes a stripe once one node holds this many pages of its values: a stripe is
+/// what one element costs to read, but also a fixed cost (a chunk directory, a page per
+/// column read) that a selective load pays once per stripe, so that stripes of one page
+/// of the largest column leave the narrow columns in pages of a few values.
+pub(crate) const STRIPE_PAGES: usize = 4;
+/// ...or, at an archival zstd level (`ARCHIVE_LEVEL` and above), pages and stripes of this
+/// many values, the most a page may hold: zstd then sees 16 times the context (a border
+/// shared by two countries, a mesh's repeated vertex), and one element costs up to a whole
+/// page per column.
 pub(crate) const ARCHIVE_PAGE_VALUES: usize = 65_536;
 /// The zstd level from which pages and stripes take `ARCHIVE_PAGE_VALUES` values.
 pub(crate) const ARCHIVE_LEVEL: i32 = 10;
@@ -142,12 +147,24 @@ pub struct PackOptions {
 }
 
 impl PackOptions {
-    /// The most values the encoder puts in one page, and in one stripe of one node.
+    /// The most values the encoder puts in one page.
     pub(crate) fn page_values(&self) -> usize {
-        match self.zstd_level {
-            Some(level) if level >= ARCHIVE_LEVEL => ARCHIVE_PAGE_VALUES,
-            _ => PAGE_VALUES,
+        match self.archival() {
+            true => ARCHIVE_PAGE_VALUES,
+            false => PAGE_VALUES,
         }
+    }
+
+    /// How many values of one node close a stripe.
+    pub(crate) fn stripe_values(&self) -> usize {
+        match self.archival() {
+            true => ARCHIVE_PAGE_VALUES,
+            false => STRIPE_PAGES * PAGE_VALUES,
+        }
+    }
+
+    fn archival(&self) -> bool {
+        self.zstd_level.is_some_and(|level| level >= ARCHIVE_LEVEL)
     }
 }
 
@@ -952,11 +969,11 @@ impl<'a> Group<'a> {
         };
         let ints = match decode_page(buf, pos, end, n, page_kind, &self.limits)? {
             PageValues::Floats(v) => {
-                node.floats.extend(v);
+                append(&mut node.floats, v);
                 return Ok(());
             }
             PageValues::Strings(v) => {
-                node.strings.extend(v);
+                append(&mut node.strings, v);
                 return Ok(());
             }
             PageValues::Ints(v) => v,
@@ -979,7 +996,7 @@ impl<'a> Group<'a> {
                     });
                 }
             }
-            Stream::Int => node.ints.extend(ints),
+            Stream::Int => append(&mut node.ints, ints),
             Stream::Shape => {
                 for id in ints {
                     node.shape.push(
@@ -1005,6 +1022,16 @@ impl<'a> Group<'a> {
     fn read_residual(&self, buf: &[u8], pos: usize, end: usize, n: usize, node: &mut Node, budget: &mut u64) -> Result<()> {
         node.residual.extend(super::residual::decode_page(buf, pos, end, n, &self.limits, budget)?);
         Ok(())
+    }
+}
+
+/// Appends a page's values to a stream: the first page's vector becomes the stream (most
+/// chunks of a stripe are one page), instead of a copy into a new one.
+fn append<T>(stream: &mut Vec<T>, page: Vec<T>) {
+    if stream.is_empty() && stream.capacity() < page.len() {
+        *stream = page;
+    } else {
+        stream.extend(page);
     }
 }
 
@@ -1198,7 +1225,7 @@ mod tests {
         let size_at = |level: i32| {
             let options = PackOptions { zstd_level: Some(level), lossy_step: None, ..Default::default() };
             assert_eq!(options.page_values(), if level >= ARCHIVE_LEVEL { ARCHIVE_PAGE_VALUES } else { PAGE_VALUES });
-            let s = shred_in(&elements, options.page_values()).unwrap();
+            let s = shred_in(&elements, options.stripe_values()).unwrap();
             let mut buf = Vec::new();
             write_group(&s, &options, &mut buf).unwrap();
             let g = Group::open(&buf, 0..buf.len()).unwrap();

@@ -40,8 +40,8 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    let shredded = write_block(shred::shred_in(elements, options.page_values()), options)?;
-    or_residual_form(shredded, elements, || shred::shred_residual(elements, options.page_values()), options)
+    let shredded = write_block(shred::shred_in(elements, options.stripe_values()), options)?;
+    or_residual_form(shredded, elements, || shred::shred_residual(elements, options.stripe_values()), options)
 }
 
 /// `shredded` (the group of `elements`, or `None` if the shredder declined it), or the

@@ -72,6 +72,9 @@ pub(crate) struct Node {
     /// The nodes of tuple positions 0, 1, … (`NO_NODE` where there is none), made with
     /// `fields`: a tuple's elements are found without hashing their roles.
     positions: Vec<usize>,
+    /// How many children the node had when `positions` was made (a stripe reader indexes
+    /// the same tree once per stripe; only a tree that grew needs it again).
+    indexed_children: usize,
     pub kind: Vec<u8>,
     pub bools: Vec<bool>,
     pub ints: Vec<i64>,
@@ -207,14 +210,20 @@ impl Shredded {
             .sum()
     }
 
-    /// Makes each node's `fields` (its shapes' keys with their field nodes) where they are
-    /// not made yet: an opened group does it once for its template, whose copies keep them.
+    /// Makes each node's `fields` (its shapes' keys with their field nodes) and `positions`
+    /// where they are not made yet, or the node has gained shapes or children since: an
+    /// opened group does it once for its template, whose copies keep them.
     pub fn index_fields(&mut self) {
         for n in &mut self.nodes {
-            if n.fields.len() != n.shapes.len() {
+            let grown = n.indexed_children != n.children.len();
+            if grown || n.fields.len() != n.shapes.len() {
                 let child = |id: u32| n.children.get(&Role::Field(id)).copied().unwrap_or(NO_NODE);
                 n.fields = n.shapes.iter().map(|shape| shape.iter().map(|&id| (id, child(id))).collect()).collect();
             }
+            if !grown {
+                continue;
+            }
+            n.indexed_children = n.children.len();
             n.positions.clear();
             for (role, &c) in &n.children {
                 if let Role::Position(i) = *role {
@@ -279,7 +288,8 @@ fn shred_seeded(elements: &[Value], stripe_values: usize, seed: Decisions) -> Op
     walk(elements, &decisions, stripe_values)
 }
 
-/// Shreds `elements` in the default stripes (`PAGE_VALUES` values per node).
+/// Shreds `elements` in stripes of `PAGE_VALUES` values per node: a quarter of the
+/// encoder's (`PackOptions::stripe_values`), so that tests meet several stripes.
 #[cfg(test)]
 pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
     shred_in(elements, super::group::PAGE_VALUES)

@@ -231,10 +231,13 @@ pub(crate) fn read_strings(
             let (lens, total) = read_lengths(r, n, depth)?;
             let data_at = r.pos;
             let bytes = r.take(total)?;
+            // One check of the page's text, then of the cuts between its strings (a cut
+            // inside a character would leave both sides invalid).
+            let text = std::str::from_utf8(bytes).map_err(|e| r.err(data_at + e.valid_up_to(), "string is not UTF-8"))?;
             out.reserve(n);
             let mut p = 0;
             for l in lens {
-                let s = std::str::from_utf8(&bytes[p..p + l]).map_err(|_| r.err(data_at + p, "string is not UTF-8"))?;
+                let s = text.get(p..p + l).ok_or_else(|| r.err(data_at + p, "string is not UTF-8"))?;
                 out.push(s.to_owned());
                 p += l;
             }
