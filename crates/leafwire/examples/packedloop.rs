@@ -1,9 +1,10 @@
 //! Profiling loop for packed mode:
-//! `packedloop FILE.json encode|serde|tovalue|decode|owned|unpacked|select|selectas|element N [ZSTD_LEVEL]`
+//! `packedloop FILE.json encode|serde|tovalue|decode|owned|unpacked|select|selectas|element|typed|typedenc N [ZSTD_LEVEL]`
 //! (serde: `to_vec_packed` of the parsed value, as the bench's serde rows do; tovalue: its
-//! first step alone; select, selectas and element on a GeoJSON FeatureCollection with the
-//! countries' ADMIN, ISO_A3 and ISO_A2 properties) packs the JSON file and runs one
-//! operation N times (for callgrind or `time`).
+//! first step alone; select, selectas, element, typed and typedenc on a GeoJSON
+//! FeatureCollection of MultiPolygons with the countries' ADMIN, ISO_A3 and ISO_A2
+//! properties, typed and typedenc reading into and writing from the bench's structs)
+//! packs the JSON file and runs one operation N times (for callgrind or `time`).
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -13,6 +14,8 @@ fn main() {
     // An optional fourth argument: the zstd level to pack with.
     let options = leafwire::PackOptions { zstd_level: args.get(4).and_then(|l| l.parse().ok()), lossy_step: None, ..Default::default() };
     let packed = leafwire::encode_packed(&value, &options).expect("packs");
+    let collection = || -> Collection { serde_json::from_slice(&text).expect("a FeatureCollection of MultiPolygons") };
+    let model = matches!(args[2].as_str(), "typed" | "typedenc").then(collection);
     let started = std::time::Instant::now();
     let mut sink = 0usize;
     for _ in 0..reps {
@@ -36,6 +39,8 @@ fn main() {
                 let doc = leafwire::Document::open(&packed).expect("opens");
                 matches!(doc.pointer_value("/features/17/properties/ADMIN").expect("reads"), leafwire::Value::String(_)) as usize
             }
+            "typed" => leafwire::from_slice_owned::<Collection>(&packed).expect("decodes").features.len(),
+            "typedenc" => leafwire::to_vec_packed(model.as_ref().unwrap(), &options).expect("packs").len(),
             other => panic!("unknown operation {other}"),
         };
     }
@@ -49,4 +54,38 @@ struct Properties {
     ADMIN: String,
     ISO_A3: String,
     ISO_A2: String,
+}
+
+/// The bench's model of the countries file (bench/src/trees/model.rs).
+#[allow(dead_code)]
+#[derive(serde::Deserialize, serde::Serialize)]
+struct Collection {
+    #[serde(rename = "type")]
+    kind: String,
+    features: Vec<Feature>,
+}
+
+#[allow(dead_code)]
+#[derive(serde::Deserialize, serde::Serialize)]
+struct Feature {
+    #[serde(rename = "type")]
+    kind: String,
+    properties: FeatureProperties,
+    geometry: Geometry,
+}
+
+#[allow(non_snake_case, dead_code)]
+#[derive(serde::Deserialize, serde::Serialize)]
+struct FeatureProperties {
+    ADMIN: String,
+    ISO_A3: String,
+    ISO_A2: String,
+}
+
+#[allow(dead_code)]
+#[derive(serde::Deserialize, serde::Serialize)]
+struct Geometry {
+    #[serde(rename = "type")]
+    kind: String,
+    coordinates: Vec<Vec<Vec<(f64, f64)>>>,
 }

@@ -98,27 +98,41 @@ fn load(bytes: &[u8], at: usize) -> u64 {
 /// hold at least ⌈n·w/8⌉ bytes; missing bytes read as zero, so this cannot panic).
 pub(crate) fn unpack(bytes: &[u8], n: usize, w: u32, out: &mut Vec<u64>) {
     debug_assert!(w <= 64);
+    // Extending from ranges (whose length is known) writes into reserved room with no
+    // capacity test per value.
     out.reserve(n);
     if w == 0 {
         out.resize(out.len() + n, 0);
         return;
     }
     if w == 8 {
-        out.extend(bytes.iter().take(n).map(|&b| b as u64));
+        out.extend((0..n).map(|j| bytes.get(j).map_or(0, |&b| b as u64)));
         return;
     }
     let m = mask(w);
     let w = w as usize;
-    for j in 0..n {
+    // Up to 56 bits, a value and its shift fit one 8-byte load: the values whose load
+    // lies inside `bytes` take one each, with no test for a ninth byte.
+    let whole = match w <= 56 && bytes.len() >= 8 {
+        true => ((bytes.len() - 8) * 8 / w + 1).min(n),
+        false => 0,
+    };
+    out.extend((0..whole).map(|j| {
+        let bit = j * w;
+        let at = bit >> 3;
+        let word = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        (word >> (bit & 7)) & m
+    }));
+    out.extend((whole..n).map(|j| {
         let bit = j * w;
         let at = bit >> 3;
         let shift = (bit & 7) as u32;
-        let mut v = load(bytes, at) >> shift;
+        let mut x = load(bytes, at) >> shift;
         if shift as usize + w > 64 {
-            v |= (*bytes.get(at + 8).unwrap_or(&0) as u64) << (64 - shift);
+            x |= (*bytes.get(at + 8).unwrap_or(&0) as u64) << (64 - shift);
         }
-        out.push(v & m);
-    }
+        x & m
+    }));
 }
 
 #[cfg(test)]
@@ -166,6 +180,14 @@ mod tests {
                 let mut back = Vec::new();
                 unpack(&out, n, w, &mut back);
                 assert_eq!(back, vals, "w={w} n={n}");
+                // Cut short, the values wholly inside the bytes left come back, the rest
+                // are read as if the missing bytes were zero, and nothing panics.
+                let cut = out.len() / 2;
+                let mut short = Vec::new();
+                unpack(&out[..cut], n, w, &mut short);
+                assert_eq!(short.len(), n);
+                let inside = if w == 0 { n } else { cut * 8 / w as usize };
+                assert_eq!(short[..inside], vals[..inside], "w={w} n={n}");
             }
         }
     }
