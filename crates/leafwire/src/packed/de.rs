@@ -213,6 +213,15 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
         }
     }
 
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.kind.is_none() {
+            if let Some(x) = self.u.only_float(self.node) {
+                return visitor.visit_f64(step!(x, self.dir));
+            }
+        }
+        self.deserialize_any(visitor)
+    }
+
     fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         match self.kind()? {
             kind::NULL => visitor.visit_none(),
@@ -255,7 +264,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
     }
 
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
     }
 }

@@ -943,6 +943,16 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         next(&self.s.nodes[node].ints, &mut self.cursors[node].ints)
     }
 
+    /// The next value of `node` when every value there is a float (its kind is then not
+    /// read, only charged), `None` otherwise: the serde reader's `f64` fast path.
+    #[inline]
+    pub fn only_float(&mut self, node: usize) -> Option<Result<f64, &'static str>> {
+        if self.s.nodes[node].kinds != 1 << kind::FLOAT {
+            return None;
+        }
+        Some(self.charge(1).and_then(|()| self.float(node)))
+    }
+
     #[inline]
     pub fn float(&mut self, node: usize) -> Result<f64, &'static str> {
         next(&self.s.nodes[node].floats, &mut self.cursors[node].floats)
