@@ -753,12 +753,7 @@ impl<'a> Group<'a> {
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<Vec<Value>> {
-        let dir = self.load_stripe(s, keep, groups, budget, totals)?;
-        let unshredder = Unshredder::new(groups, budget);
-        let unshredder = match keep {
-            Some(keep) => unshredder.keeping(keep),
-            None => unshredder,
-        };
+        let (unshredder, dir) = self.unshredder(s, keep, groups, budget, totals)?;
         unshredder.elements().map_err(|m| unshred_error(m, dir))
     }
 
@@ -773,13 +768,28 @@ impl<'a> Group<'a> {
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<Value> {
+        let (unshredder, dir) = self.unshredder(s, keep, groups, budget, totals)?;
+        unshredder.element_at(i).map_err(|m| unshred_error(m, dir))
+    }
+
+    /// Stripe `s` loaded into `groups` ([`Group::load_stripe`]) and a reader of its
+    /// elements (of the nodes in `keep` only, when given), with the stripe's directory
+    /// offset for its errors.
+    fn unshredder<'s, 'b>(
+        &self,
+        s: usize,
+        keep: Option<&'s [bool]>,
+        groups: &'s mut Shredded,
+        budget: &'b mut u64,
+        totals: &mut [usize],
+    ) -> Result<(Unshredder<'s, 'b>, usize)> {
         let dir = self.load_stripe(s, keep, groups, budget, totals)?;
         let unshredder = Unshredder::new(groups, budget);
         let unshredder = match keep {
             Some(keep) => unshredder.keeping(keep),
             None => unshredder,
         };
-        unshredder.element_at(i).map_err(|m| unshred_error(m, dir))
+        Ok((unshredder, dir))
     }
 
     /// How many stripes the group has.
