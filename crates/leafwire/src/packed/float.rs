@@ -88,7 +88,25 @@ pub(crate) fn round_ties_even(y: f64) -> f64 {
 /// The integers and residuals of decimal + residual at `e`. Values with no usable decimal
 /// (NaN, ±∞, too large) repeat the previous integer, so the residual carries all their bits.
 pub(crate) fn split_residual(values: &[f64], e: u8) -> (Vec<i64>, Vec<i64>) {
-    residual_parts(values, e).unzip()
+    // Two maps over slices, whose length is known, rather than `unzip` of the scan below,
+    // which cannot know it and grew both vectors as it went (that growth was two thirds of
+    // this function's instructions on the countries' coordinates).
+    let mut prev = 0i64;
+    let ints: Vec<i64> = values
+        .iter()
+        .map(|&v| {
+            prev = nearest_decimal(v, e).unwrap_or(prev);
+            prev
+        })
+        .collect();
+    let residuals = values.iter().zip(&ints).map(|(&v, &i)| residual(v, i, e)).collect();
+    (ints, residuals)
+}
+
+/// The residual of `v` on the decimal integer `i` at `e`: the difference of their bits.
+#[inline]
+fn residual(v: f64, i: i64, e: u8) -> i64 {
+    v.to_bits().wrapping_sub(decimal(i, e).to_bits()) as i64
 }
 
 /// Each value's integer and residual at `e`, as [`split_residual`] gives them, made one at
@@ -97,7 +115,7 @@ pub(crate) fn residual_parts(values: &[f64], e: u8) -> impl Iterator<Item = (i64
     values.iter().scan(0i64, move |prev, &v| {
         let i = nearest_decimal(v, e).unwrap_or(*prev);
         *prev = i;
-        Some((i, v.to_bits().wrapping_sub(decimal(i, e).to_bits()) as i64))
+        Some((i, residual(v, i, e)))
     })
 }
 

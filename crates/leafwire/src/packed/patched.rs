@@ -12,6 +12,7 @@ use crate::format::numbers::{varint_len, write_varint};
 /// near the median (`median_estimate`), zigzag of the difference, w minimising n·w +
 /// patches·(maxw − w + bitlen(n)). Made once; the selector asks its length and writes only
 /// the winner.
+#[derive(Clone, Copy)]
 pub(crate) struct Patched {
     reference: i64,
     w: u32,
@@ -91,6 +92,15 @@ impl Patched {
         self
     }
 
+    /// The plan with its gaps as wide as gaps between positions below n can be: its `len`
+    /// is then an upper bound.
+    pub fn with_widest_gaps(mut self, n: usize) -> Patched {
+        if self.patches > 0 {
+            self.gap_width = bitlen(n.saturating_sub(1) as u64);
+        }
+        self
+    }
+
     /// Calls `f` with the gap and high bits of each value wider than w, in order.
     fn for_each_patch(&self, values: &[i64], mut f: impl FnMut(u64, u64)) {
         let mut prev = None;
@@ -134,9 +144,11 @@ impl Patched {
         pack_iter(lows, values.len(), w, out);
         write_varint(out, self.patches as u64);
         if self.patches > 0 {
-            out.push(self.gap_width as u8);
+            // Measured here, not taken from the plan, whose width may be a bound.
+            let gap_width = gaps.iter().map(|&g| bitlen(g)).max().unwrap_or(0);
+            out.push(gap_width as u8);
             out.push(self.high_width as u8);
-            pack(&gaps, self.gap_width, out);
+            pack(&gaps, gap_width, out);
             pack(&highs, self.high_width, out);
         }
     }
