@@ -1,7 +1,7 @@
 //! Integer codecs 0x00–0x06 (§5.1): values are i64, arithmetic wraps. A stream of n = 0
 //! values is empty (no codec byte; see the implementation notes of packed.md).
 
-use super::bits::{bitlen, pack, pack_iter, packed_len, unpack, write_zvarint, zigzag};
+use super::bits::{bitlen, pack, pack_map, packed_len, unpack, write_zvarint, zigzag};
 use super::codec::*;
 use super::{not_representable, select, Limits, Reader, MAX_NESTING};
 use crate::error::Result;
@@ -200,7 +200,7 @@ pub(crate) fn write_for(values: &[i64], out: &mut Vec<u8>) {
     out.push(INT_FOR);
     write_zvarint(out, lo);
     out.push(w as u8);
-    pack_iter(values.iter().map(|&x| x.wrapping_sub(lo) as u64), values.len(), w, out);
+    pack_map(values, |x| x.wrapping_sub(lo) as u64, w, out);
 }
 
 pub(crate) fn min_max(values: &[i64]) -> (i64, i64) {

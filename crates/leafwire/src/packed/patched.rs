@@ -2,7 +2,7 @@
 //! exceptions"): zigzag of the difference to a reference, the low w bits of every value
 //! packed, and the values wider than w patched with their high bits.
 
-use super::bits::{bitlen, pack, pack_iter, packed_len, unpack, unzigzag, write_zvarint, zigzag};
+use super::bits::{bitlen, pack, pack_map, packed_len, unpack, unzigzag, write_zvarint, zigzag};
 use super::codec::INT_PATCHED;
 use super::{PatchPositions, Reader};
 use crate::error::Result;
@@ -103,10 +103,13 @@ impl Patched {
 
     /// Calls `f` with the gap and high bits of each value wider than w, in order.
     fn for_each_patch(&self, values: &[i64], mut f: impl FnMut(u64, u64)) {
+        if self.w >= 64 {
+            return;
+        }
         let mut prev = None;
         for (j, &x) in values.iter().enumerate() {
             let u = zigzag(x.wrapping_sub(self.reference));
-            if bitlen(u) > self.w {
+            if u >> self.w != 0 {
                 f(prev.map_or(j, |p| j - p) as u64, u >> self.w);
                 prev = Some(j);
             }
@@ -125,23 +128,17 @@ impl Patched {
 
     pub fn write(&self, values: &[i64], out: &mut Vec<u8>) {
         let w = self.w;
-        let low_mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
         out.push(INT_PATCHED);
         write_zvarint(out, self.reference);
         out.push(w as u8);
-        // The low bits are packed and the patches collected in one pass.
+        // The low bits (`pack_map` drops the high ones), then the patches: collected in
+        // the same pass, they kept the packing from its unrolled kernels.
+        pack_map(values, |x| zigzag(x.wrapping_sub(self.reference)), w, out);
         let (mut gaps, mut highs) = (Vec::with_capacity(self.patches), Vec::with_capacity(self.patches));
-        let mut prev = None;
-        let lows = values.iter().enumerate().map(|(j, &x)| {
-            let u = zigzag(x.wrapping_sub(self.reference));
-            if w < 64 && u >> w != 0 {
-                gaps.push(prev.map_or(j, |p| j - p) as u64);
-                highs.push(u >> w);
-                prev = Some(j);
-            }
-            u & low_mask
+        self.for_each_patch(values, |gap, high| {
+            gaps.push(gap);
+            highs.push(high);
         });
-        pack_iter(lows, values.len(), w, out);
         write_varint(out, self.patches as u64);
         if self.patches > 0 {
             // Measured here, not taken from the plan, whose width may be a bound.
