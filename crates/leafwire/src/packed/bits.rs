@@ -50,8 +50,22 @@ pub(crate) fn pack(values: &[u64], w: u32, out: &mut Vec<u8>) {
 /// dropped).
 #[inline]
 pub(crate) fn pack_map<T: Copy>(values: &[T], f: impl Fn(T) -> u64, w: u32, out: &mut Vec<u8>) {
+    pack_map_seeing(values, f, w, out, |_, _| {})
+}
+
+/// [`pack_map`] that also shows `seen` each position and its value before it is masked
+/// (patched finds its patches so, without making the values a second time).
+#[inline]
+pub(crate) fn pack_map_seeing<T: Copy>(
+    values: &[T],
+    f: impl Fn(T) -> u64,
+    w: u32,
+    out: &mut Vec<u8>,
+    mut seen: impl FnMut(usize, u64),
+) {
     debug_assert!(w <= 64);
     if w == 0 {
+        values.iter().enumerate().for_each(|(j, &x)| seen(j, f(x)));
         return;
     }
     let start = out.len();
@@ -72,12 +86,15 @@ pub(crate) fn pack_map<T: Copy>(values: &[T], f: impl Fn(T) -> u64, w: u32, out:
             *slot = f(x);
         }
         kernel(&block, &mut words[at..at + block_bytes]);
+        block.iter().enumerate().for_each(|(k, &v)| seen(at / block_bytes * BLOCK + k, v));
         at += block_bytes;
     }
     let m = mask(w);
     let (mut acc, mut held) = (0u64, 0u32);
-    for &x in rest {
-        let v = f(x) & m;
+    for (k, &x) in rest.iter().enumerate() {
+        let v = f(x);
+        seen(values.len() - rest.len() + k, v);
+        let v = v & m;
         acc |= v << held;
         held += w;
         if held >= 64 {

@@ -2,7 +2,7 @@
 //! exceptions"): zigzag of the difference to a reference, the low w bits of every value
 //! packed, and the values wider than w patched with their high bits.
 
-use super::bits::{bitlen, pack, pack_map, packed_len, unpack, unzigzag, write_zvarint, zigzag};
+use super::bits::{bitlen, pack, pack_map_seeing, packed_len, unpack, unzigzag, write_zvarint, zigzag};
 use super::codec::INT_PATCHED;
 use super::{PatchPositions, Reader};
 use crate::error::Result;
@@ -156,13 +156,17 @@ impl Patched {
         out.push(INT_PATCHED);
         write_zvarint(out, self.reference);
         out.push(w as u8);
-        // The low bits (`pack_map` drops the high ones), then the patches: collected in
-        // the same pass, they kept the packing from its unrolled kernels.
-        pack_map(values, |x| zigzag(x.wrapping_sub(self.reference)), w, out);
+        // The low bits packed (`pack_map` drops the high ones), the patches found among
+        // the values as the packing shows them.
         let (mut gaps, mut highs) = (Vec::with_capacity(self.patches), Vec::with_capacity(self.patches));
-        self.for_each_patch(values, |gap, high| {
-            gaps.push(gap);
-            highs.push(high);
+        let mut prev = None;
+        let zigzagged = |x: i64| zigzag(x.wrapping_sub(self.reference));
+        pack_map_seeing(values, zigzagged, w, out, |j, u| {
+            if w < 64 && u >> w != 0 {
+                gaps.push(prev.map_or(j, |p| j - p) as u64);
+                highs.push(u >> w);
+                prev = Some(j);
+            }
         });
         // Count and widths measured here, not taken from the plan, which may have been made
         // on a sample of the values (`sampled`) or with its gaps bounded.
