@@ -73,6 +73,9 @@ pub fn put_varint(out: &mut [u8], mut value: u64) -> usize {
     n + 1
 }
 
+/// The longest varint: that of `u64::MAX`.
+pub const MAX_VARINT_LEN: usize = 10;
+
 /// Length in bytes of the varint of `value`.
 #[inline]
 pub fn varint_len(value: u64) -> usize {
@@ -215,6 +218,7 @@ mod tests {
             assert_eq!(out.len(), varint_len(v), "{v}");
             assert_eq!(read_varint(&out, 0).unwrap(), (v, out.len()));
         }
+        assert_eq!(varint_len(u64::MAX), MAX_VARINT_LEN);
     }
 
     #[test]

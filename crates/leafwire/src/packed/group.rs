@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::shred::{kind, Cursor, Node, Role, Shredded, Unshredder, MAX_SHRED_DEPTH};
 use super::{decode_page, select, zstd_stage, Limits, PageKind, PageValues, Reader};
 use crate::error::{Error, Result};
-use crate::format::numbers::write_varint;
+use crate::format::numbers::{write_varint, MAX_VARINT_LEN};
 use crate::value::Value;
 
 /// The group layout's version byte.
@@ -219,6 +219,7 @@ pub(crate) fn write_group(s: &Shredded, options: &PackOptions, out: &mut Vec<u8>
             Some(level) => write_framed_stripe(s, &columns, m, options, level, &mut body)?,
         }
     }
+    out.reserve(index.len() + body.len());
     out.extend_from_slice(&index);
     out.extend_from_slice(&body);
     Ok(())
@@ -356,18 +357,18 @@ fn write_framed_stripe(
 ) -> Result<()> {
     let chunks = encode_chunks(s, columns, m, options, StringPages::Selected)?;
     let mut best = vec![STRIPE_BARE];
-    put_stripe(&chunks, |c, r, page| Ok(staged(&c.values, r, page, level)), &mut best)?;
+    put_stripe(&chunks, |c, r, page| Ok(Cow::Owned(staged(&c.values, r, page, level))), &mut best)?;
     let staged = best.len() - 1;
     let mut selected = Vec::new();
-    put_stripe(&chunks, |_, _, page| Ok(page.to_vec()), &mut selected)?;
+    put_stripe(&chunks, |_, _, page| Ok(Cow::Borrowed(page)), &mut selected)?;
     let mut candidates = vec![selected];
     if chunks.iter().any(|c| matches!(c.values, Values::Strings(_)) && c.values.len() > 0) {
         let mut plain = Vec::new();
         put_stripe(
             &chunks,
             |c, r, page| match c.values {
-                Values::Strings(_) => encode_page(&c.values, r.clone(), options, StringPages::Plain),
-                _ => Ok(page.to_vec()),
+                Values::Strings(_) => encode_page(&c.values, r.clone(), options, StringPages::Plain).map(Cow::Owned),
+                _ => Ok(Cow::Borrowed(page)),
             },
             &mut plain,
         )?;
@@ -401,18 +402,21 @@ fn staged(values: &Values, r: &Range<usize>, page: &[u8], level: i32) -> Vec<u8>
 /// Writes stripe `m` without zstd: its chunk directory, then its chunks.
 fn write_stripe(s: &Shredded, columns: &[(usize, Stream)], m: usize, options: &PackOptions, out: &mut Vec<u8>) -> Result<()> {
     let chunks = encode_chunks(s, columns, m, options, StringPages::Selected)?;
-    put_stripe(&chunks, |_, _, page| Ok(page.to_vec()), out)
+    put_stripe(&chunks, |_, _, page| Ok(Cow::Borrowed(page)), out)
 }
 
 /// Writes a stripe of `chunks` (§13.4): the chunk directory, then each chunk: nothing
 /// for no values; else varint P, for P ≥ 2 the page directory, then the pages, each as
 /// `page` makes it of the encoded page.
-fn put_stripe(
-    chunks: &[Chunk],
-    page: impl Fn(&Chunk, &Range<usize>, &[u8]) -> Result<Vec<u8>>,
+fn put_stripe<'c>(
+    chunks: &'c [Chunk],
+    page: impl Fn(&Chunk, &Range<usize>, &'c [u8]) -> Result<Cow<'c, [u8]>>,
     out: &mut Vec<u8>,
 ) -> Result<()> {
-    let mut body = Vec::new();
+    // Room for the pages as encoded (those `page` changes are about their size) and their
+    // directories: the stripe is copied once, not regrown.
+    let room = chunks.iter().flat_map(|c| &c.pages).map(|(_, bytes)| bytes.len() + 2 * MAX_VARINT_LEN).sum::<usize>();
+    let mut body = Vec::with_capacity(room + chunks.len() * MAX_VARINT_LEN);
     for c in chunks {
         let start = body.len();
         if !c.pages.is_empty() {
@@ -429,6 +433,7 @@ fn put_stripe(
         write_varint(out, c.values.len() as u64);
         write_varint(out, (body.len() - start) as u64);
     }
+    out.reserve(body.len());
     out.extend_from_slice(&body);
     Ok(())
 }
