@@ -222,6 +222,28 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
         self.deserialize_any(visitor)
     }
 
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        if self.kind.is_none() {
+            if let Some(values) = self.u.float_tuple(self.node, len) {
+                let values = step!(values, self.dir);
+                return visit_whole_seq(visitor, TupleFloats { values: values[..len].iter() });
+            }
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.kind.is_none() {
+            if let Some(elements) = self.u.float_elements(self.node) {
+                let Element { u, node, dir, .. } = self;
+                step!(u.kind(node), dir);
+                let (left, _) = step!(u.array(node), dir);
+                return visit_whole_seq(visitor, Floats { u, elements, left, dir });
+            }
+        }
+        self.deserialize_any(visitor)
+    }
+
     fn deserialize_option<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
         match self.kind()? {
             kind::NULL => visitor.visit_none(),
@@ -265,7 +287,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
 
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        bytes byte_buf unit unit_struct tuple_struct map struct identifier ignored_any
     }
 }
 
@@ -306,6 +328,54 @@ impl<'de> SeqAccess<'de> for Items<'_, '_, '_> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.len - self.next)
+    }
+}
+
+/// The values of a tuple of floats, read at once ([`Unshredder::float_tuple`]).
+struct TupleFloats<'v> {
+    values: std::slice::Iter<'v, f64>,
+}
+
+impl<'de> SeqAccess<'de> for TupleFloats<'_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        match self.values.next() {
+            Some(&x) => seed.deserialize(x.into_deserializer()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.values.len())
+    }
+}
+
+/// The elements of an array of floats only, read straight from their node's stream.
+struct Floats<'u, 'w, 'b> {
+    u: &'u mut Unshredder<'w, 'b>,
+    elements: usize,
+    left: usize,
+    dir: usize,
+}
+
+impl<'de> SeqAccess<'de> for Floats<'_, '_, '_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let x = match self.u.only_float(self.elements) {
+            Some(x) => step!(x, self.dir),
+            None => return Err(unshred_error("an array of floats holds another kind", self.dir)),
+        };
+        seed.deserialize(x.into_deserializer()).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
     }
 }
 

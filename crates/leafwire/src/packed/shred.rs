@@ -24,6 +24,8 @@ pub(crate) const STRIPE_ELEMENTS: usize = 65_536;
 const KEYED_MIN_KEYS: usize = 64;
 /// The longest arrays a tuple node splits into positions (§3.3).
 const MAX_TUPLE: u64 = 16;
+/// The longest tuple of floats the serde reader reads at once ([`Unshredder::float_tuple`]).
+pub(crate) const MAX_FLOAT_TUPLE: usize = 4;
 
 /// Kind codes of the `kind` stream (§3.2).
 pub(crate) mod kind {
@@ -951,6 +953,44 @@ impl<'s, 'b> Unshredder<'s, 'b> {
             return None;
         }
         Some(self.charge(1).and_then(|()| self.float(node)))
+    }
+
+    /// The next value of `node` when every value there is a tuple of `len` ≤ `MAX_FLOAT_TUPLE`
+    /// numbers whose positions hold floats only (a point, a colour), read at once and
+    /// charged as one at a time would be; `None` otherwise: the serde reader's fast path
+    /// for `(f64, f64)` and `[f64; N]`.
+    #[inline]
+    pub fn float_tuple(&mut self, node: usize, len: usize) -> Option<Result<[f64; MAX_FLOAT_TUPLE], &'static str>> {
+        let s = self.s;
+        let n = &s.nodes[node];
+        if n.kinds != 1 << kind::ARRAY || n.tuple != Some(len as u8) || len > MAX_FLOAT_TUPLE {
+            return None;
+        }
+        let positions = n.positions.get(..len)?;
+        if positions.iter().any(|&c| s.nodes.get(c).is_none_or(|c| c.kinds != 1 << kind::FLOAT)) {
+            return None;
+        }
+        // The array's kind and length, and each element's kind.
+        Some(self.charge(1 + 2 * len as u64).and_then(|()| {
+            let mut values = [0.0; MAX_FLOAT_TUPLE];
+            for (value, &child) in values.iter_mut().zip(positions) {
+                *value = self.float(child)?;
+            }
+            Ok(values)
+        }))
+    }
+
+    /// The node of the elements of `node`'s arrays when every value there is an array
+    /// (not a tuple) of floats only; `None` otherwise: the serde reader's fast path for
+    /// `Vec<f64>`, which then reads [`Unshredder::array`] and [`Unshredder::only_float`].
+    #[inline]
+    pub fn float_elements(&self, node: usize) -> Option<usize> {
+        let n = &self.s.nodes[node];
+        if n.kinds != 1 << kind::ARRAY || n.tuple.is_some() {
+            return None;
+        }
+        let elements = n.child(Role::Element)?;
+        (self.s.nodes[elements].kinds == 1 << kind::FLOAT).then_some(elements)
     }
 
     #[inline]
