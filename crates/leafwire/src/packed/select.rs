@@ -1,7 +1,8 @@
 //! The sampling selector of §6 (BtrBlocks' method): statistics on the whole page, every
 //! candidate the statistics allow encoded on a sample of 10 runs of 64 values spread over
 //! the page (its nested streams chosen the same way, recursively), the smallest wins, and
-//! plain when nothing beats it. FOR and patched are sized exactly on the whole page. The
+//! plain when nothing beats it. Plain and FOR are sized exactly on the whole page, patched
+//! planned on every eighth value of a large one and measured as it is written. The
 //! winner is written on the whole page with the codecs its trial took (packed.md, note
 //! 16), so the search runs on the sample only. The sample positions depend on n only, so
 //! the output is a function of the input.
