@@ -9,7 +9,7 @@
 //! would leave the streams out of step with the elements after it, so that is an error,
 //! as serde's own `SeqDeserializer` and `MapDeserializer` report trailing entries.
 
-use serde::de::value::StrDeserializer;
+use serde::de::value::{SeqDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, EnumAccess, IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
@@ -226,7 +226,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
         if self.kind.is_none() {
             if let Some(values) = self.u.float_tuple(self.node, len) {
                 let values = step!(values, self.dir);
-                return visit_whole_seq(visitor, TupleFloats { values: values[..len].iter() });
+                return visit_whole_seq(visitor, SeqDeserializer::new(values[..len].iter().copied()));
             }
         }
         self.deserialize_any(visitor)
@@ -328,26 +328,6 @@ impl<'de> SeqAccess<'de> for Items<'_, '_, '_> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.len - self.next)
-    }
-}
-
-/// The values of a tuple of floats, read at once ([`Unshredder::float_tuple`]).
-struct TupleFloats<'v> {
-    values: std::slice::Iter<'v, f64>,
-}
-
-impl<'de> SeqAccess<'de> for TupleFloats<'_> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.values.next() {
-            Some(&x) => seed.deserialize(x.into_deserializer()).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.values.len())
     }
 }
 
