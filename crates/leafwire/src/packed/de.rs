@@ -104,7 +104,7 @@ fn select_one<T: de::DeserializeOwned>(
 
 /// The elements of a group, stripe after stripe.
 struct Elements<'w, 'b> {
-    stripes: std::slice::IterMut<'w, (Shredded, usize)>,
+    stripes: std::slice::IterMut<'w, (Shredded<'static>, usize)>,
     /// The stripe being read: its unshredder, its directory's offset, elements read.
     current: Option<(Unshredder<'w, 'b>, usize, usize)>,
     /// The decode budget, while no stripe holds it.

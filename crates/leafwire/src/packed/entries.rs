@@ -5,6 +5,8 @@
 //! about the layout of such a group lives here: which objects are packed, the checks a
 //! reader makes on the group's shape, and reading the object, its keys, or one entry.
 
+use std::borrow::Cow;
+
 use super::group::{unshred_error, Group, PackOptions, PathStep};
 use super::shred::{kind, Role, OVER_BUDGET};
 use super::{decode_budget, leaves_at_least, open_block, shred, write_block, MIN_GROUP_LEAVES};
@@ -40,8 +42,8 @@ pub(crate) fn pack_whole(map: &Map, options: &PackOptions) -> Result<Option<Vec<
     write_block(whole_group(map, options), options)
 }
 
-fn whole_group(map: &Map, options: &PackOptions) -> Option<shred::Shredded> {
-    shred::shred_residual(&[Value::Object(map.clone())], options.stripe_values())
+fn whole_group(map: &Map, options: &PackOptions) -> Option<shred::Shredded<'static>> {
+    shred::shred_residual(&[Value::Object(map.clone())], options.stripe_values()).map(shred::Shredded::into_owned)
 }
 
 /// How a packed object's group holds it (§13.7).
@@ -138,7 +140,7 @@ fn keys_of(group: &Group, key_node: usize, budget: &mut u64) -> Result<Vec<Strin
         }
         let cost = stripe.iter().map(|k| 1 + k.len() as u64).sum::<u64>();
         *budget = budget.checked_sub(cost).ok_or_else(|| unshred_error(OVER_BUDGET, at))?;
-        keys.extend(stripe);
+        keys.extend(stripe.into_iter().map(Cow::into_owned));
     }
     Ok(keys)
 }

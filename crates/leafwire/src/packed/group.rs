@@ -257,7 +257,7 @@ fn write_node(n: &Node, out: &mut Vec<u8>) {
 enum Values<'s> {
     Ints(Cow<'s, [i64]>),
     Floats(&'s [f64]),
-    Strings(&'s [String]),
+    Strings(&'s [Cow<'s, str>]),
     Residual(&'s [Value]),
 }
 
@@ -272,7 +272,7 @@ impl Values<'_> {
     }
 }
 
-fn values<'s>(n: &'s Node, stream: Stream, a: &Cursor, b: &Cursor) -> Values<'s> {
+fn values<'s>(n: &'s Node<'_>, stream: Stream, a: &Cursor, b: &Cursor) -> Values<'s> {
     fn ints<T: Copy>(v: &[T], f: impl Fn(T) -> i64) -> Values<'_> {
         Values::Ints(Cow::Owned(v.iter().map(|&x| f(x)).collect()))
     }
@@ -462,7 +462,7 @@ pub(crate) struct Group<'a> {
     /// The document (positions below are absolute, so errors carry document offsets).
     buf: &'a [u8],
     end: usize,
-    template: Shredded,
+    template: Shredded<'static>,
     columns: Vec<Column>,
     /// First element and absolute position of each stripe (its chunk directory, or its
     /// framing byte when `framed`).
@@ -572,7 +572,7 @@ impl<'a> Group<'a> {
     }
 
     /// Node `i` of the node table (no values).
-    pub(crate) fn node(&self, i: usize) -> &Node {
+    pub(crate) fn node(&self, i: usize) -> &Node<'static> {
         &self.template.nodes[i]
     }
 
@@ -754,7 +754,7 @@ impl<'a> Group<'a> {
         &self,
         s: usize,
         keep: Option<&[bool]>,
-        groups: &mut Shredded,
+        groups: &mut Shredded<'static>,
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<Vec<Value>> {
@@ -769,7 +769,7 @@ impl<'a> Group<'a> {
         s: usize,
         i: usize,
         keep: Option<&[bool]>,
-        groups: &mut Shredded,
+        groups: &mut Shredded<'static>,
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<Value> {
@@ -784,7 +784,7 @@ impl<'a> Group<'a> {
         &self,
         s: usize,
         keep: Option<&'s [bool]>,
-        groups: &'s mut Shredded,
+        groups: &'s mut Shredded<'static>,
         budget: &'b mut u64,
         totals: &mut [usize],
     ) -> Result<(Unshredder<'s, 'b>, usize)> {
@@ -810,7 +810,7 @@ impl<'a> Group<'a> {
         &self,
         s: usize,
         keep: Option<&[bool]>,
-        groups: &mut Shredded,
+        groups: &mut Shredded<'static>,
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<usize> {
@@ -855,7 +855,7 @@ impl<'a> Group<'a> {
         &self,
         stripe: &StripeBytes,
         keep: Option<&[bool]>,
-        groups: &mut Shredded,
+        groups: &mut Shredded<'static>,
         budget: &mut u64,
         totals: &mut [usize],
     ) -> Result<()> {
@@ -897,7 +897,7 @@ impl<'a> Group<'a> {
     }
 
     /// An empty copy of the node tree, whose streams [`Group::load_stripe`] fills.
-    pub(crate) fn template(&self) -> Shredded {
+    pub(crate) fn template(&self) -> Shredded<'static> {
         self.template.clone()
     }
 
@@ -905,7 +905,7 @@ impl<'a> Group<'a> {
     /// tables costs about what reading them did. The group keeps its length and can still
     /// load stripes, but has no nodes left (`node`, `nodes_on`, `path` and `template`
     /// read them).
-    pub(crate) fn take_template(&mut self) -> Shredded {
+    pub(crate) fn take_template(&mut self) -> Shredded<'static> {
         let shell = Shredded { len: self.template.len, nodes: Vec::new(), keys: Default::default(), marks: Vec::new() };
         std::mem::replace(&mut self.template, shell)
     }
@@ -988,7 +988,7 @@ impl<'a> Group<'a> {
                 return Ok(());
             }
             PageValues::Strings(v) => {
-                append(&mut node.strings, v);
+                append(&mut node.strings, v.into_iter().map(Cow::Owned).collect());
                 return Ok(());
             }
             PageValues::Ints(v) => v,
@@ -1057,7 +1057,7 @@ fn read_tables(
     len: usize,
     (nodes_at, nodes): (usize, u64),
     (columns_at, column_count): (usize, u64),
-) -> Result<(Shredded, Vec<Column>)> {
+) -> Result<(Shredded<'static>, Vec<Column>)> {
     // Every node takes at least 5 bytes, every column 3, every key 1.
     let nodes = usize::try_from(nodes)
         .ok()

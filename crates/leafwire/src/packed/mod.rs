@@ -48,10 +48,10 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
 /// group `residual` makes (its values kept whole, §13.3), whichever is smaller. The
 /// residual form is tried only where its pages can be JSON text, and, against a shredded
 /// group, only when their JSON text compresses near enough to it.
-pub(crate) fn or_residual_form(
+pub(crate) fn or_residual_form<'e>(
     shredded: Option<Vec<u8>>,
-    elements: &[Value],
-    residual: impl FnOnce() -> Option<shred::Shredded>,
+    elements: &'e [Value],
+    residual: impl FnOnce() -> Option<shred::Shredded<'e>>,
     options: &PackOptions,
 ) -> Result<Option<Vec<u8>>> {
     if options.columns_only || elements.is_empty() || !elements.iter().all(residual::json_exact) {
@@ -70,7 +70,7 @@ pub(crate) fn or_residual_form(
 /// The group block of `s` (`None`: the shredder declined), unless it decodes to more than
 /// a reader's default budget for its size (a long run of nulls, say): then the value stays
 /// ordinary, since every packed document must read back.
-fn write_block(s: Option<shred::Shredded>, options: &PackOptions) -> Result<Option<Vec<u8>>> {
+fn write_block(s: Option<shred::Shredded<'_>>, options: &PackOptions) -> Result<Option<Vec<u8>>> {
     let Some(s) = s else {
         return Ok(None);
     };

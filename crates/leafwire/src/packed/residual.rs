@@ -86,11 +86,9 @@ pub(crate) fn json_form_may_win(elements: &[Value], than: usize) -> bool {
     // Scaled by the text's length, not the elements' count: elements differ in size (the
     // first countries of a GeoJSON file are islands), and a first guess at each one's
     // text is cheap to make.
-    let total: u64 = elements.iter().map(text_len_guess).sum();
-    let framed = match written {
-        0 => text.0.len() as u64,
-        n => elements[..n].iter().map(text_len_guess).sum(),
-    };
+    let framed: u64 = elements[..written].iter().map(text_len_guess).sum();
+    let total = framed + elements[written..].iter().map(text_len_guess).sum::<u64>();
+    let framed = if written == 0 { text.0.len() as u64 } else { framed };
     let estimate = frame.len() as u64 * total / framed.max(1);
     estimate * LEVEL_GAIN.1 < than as u64 * LEVEL_GAIN.0
 }

@@ -8,6 +8,8 @@
 //! elements, §3.3). The shredder therefore walks the elements up to three times, each walk
 //! with the decisions the previous one made possible, and keeps the last.
 
+use std::borrow::Cow;
+
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
@@ -56,7 +58,7 @@ pub(crate) enum Role {
 
 /// One path of the group and its streams, in occurrence order.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Node {
+pub(crate) struct Node<'v> {
     pub parent: usize,
     pub role: Option<Role>,
     pub depth: usize,
@@ -81,7 +83,8 @@ pub(crate) struct Node {
     pub bools: Vec<bool>,
     pub ints: Vec<i64>,
     pub floats: Vec<f64>,
-    pub strings: Vec<String>,
+    /// Borrowed from the input when shredding, owned when read from pages.
+    pub strings: Vec<Cow<'v, str>>,
     pub shape: Vec<u32>,
     pub len: Vec<u64>,
     /// Keys of map entries: intmap keys, or key indexes of keyed objects.
@@ -97,7 +100,7 @@ pub(crate) struct Node {
     nested_elements: bool,
 }
 
-impl Node {
+impl Node<'_> {
     /// Whether values here need a `kind` stream.
     pub fn mixed(&self) -> bool {
         self.kinds.count_ones() > 1
@@ -138,11 +141,11 @@ impl Node {
 
 /// A shredded group.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Shredded {
+pub(crate) struct Shredded<'v> {
     /// The number of elements (values of the root node).
     pub len: usize,
     /// Node 0 is the root; a parent comes before its children.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Node<'v>>,
     /// The object keys met, by index.
     pub keys: IndexSet<String, FxBuildHasher>,
     /// Where each stripe begins (§4.3): its first element and every node's stream
@@ -157,14 +160,14 @@ pub(crate) struct Mark {
     pub at: Vec<Cursor>,
 }
 
-impl Shredded {
+impl<'v> Shredded<'v> {
     /// A group of `len` elements with only its root node, for a reader to fill.
-    pub fn empty(len: usize) -> Shredded {
+    pub fn empty(len: usize) -> Shredded<'v> {
         Shredded::with_room(len, 1)
     }
 
     /// As [`Shredded::empty`], with room for `nodes` nodes.
-    pub fn with_room(len: usize, nodes: usize) -> Shredded {
+    pub fn with_room(len: usize, nodes: usize) -> Shredded<'v> {
         let mut s = Shredded { len, nodes: Vec::with_capacity(nodes), keys: IndexSet::default(), marks: Vec::new() };
         s.nodes.push(Node::new(0, Role::Root, 0));
         s
@@ -239,6 +242,24 @@ impl Shredded {
         }
     }
 
+    /// A copy whose strings are its own.
+    pub fn owned(&self) -> Shredded<'static> {
+        self.clone().into_owned()
+    }
+
+    /// The group with its borrowed strings copied: no longer tied to its input.
+    pub fn into_owned(self) -> Shredded<'static> {
+        let nodes = self
+            .nodes
+            .into_iter()
+            .map(|mut n| {
+                let strings = std::mem::take(&mut n.strings).into_iter().map(|t| Cow::Owned(t.into_owned())).collect();
+                Node { strings, ..n }
+            })
+            .collect();
+        Shredded { len: self.len, nodes, keys: self.keys, marks: self.marks }
+    }
+
     /// The number of stripes.
     pub fn stripes(&self) -> usize {
         self.marks.len().saturating_sub(1)
@@ -250,8 +271,8 @@ impl Shredded {
     }
 }
 
-impl Node {
-    fn new(parent: usize, role: Role, depth: usize) -> Node {
+impl Node<'_> {
+    fn new(parent: usize, role: Role, depth: usize) -> Self {
         Node { parent, role: Some(role), depth, min_len: u64::MAX, ..Node::default() }
     }
 }
@@ -265,19 +286,19 @@ struct Decisions {
 
 /// Shreds `elements` in stripes of at most `stripe_values` values per node; `None` if the
 /// group would need more than `MAX_GROUP_NODES` nodes.
-pub(crate) fn shred_in(elements: &[Value], stripe_values: usize) -> Option<Shredded> {
+pub(crate) fn shred_in(elements: &[Value], stripe_values: usize) -> Option<Shredded<'_>> {
     shred_seeded(elements, stripe_values, Decisions::default())
 }
 
 /// Shreds the entries of a packed object (§13.7), each `[key, value]`: the root is a tuple
 /// node of two positions whatever the values are, so the keys get a column of their own.
-pub(crate) fn shred_entries(entries: &[Value], stripe_values: usize) -> Option<Shredded> {
+pub(crate) fn shred_entries(entries: &[Value], stripe_values: usize) -> Option<Shredded<'_>> {
     let mut seed = Decisions::default();
     seed.tuples.insert(Vec::new(), 2);
     shred_seeded(entries, stripe_values, seed)
 }
 
-fn shred_seeded(elements: &[Value], stripe_values: usize, seed: Decisions) -> Option<Shredded> {
+fn shred_seeded(elements: &[Value], stripe_values: usize, seed: Decisions) -> Option<Shredded<'_>> {
     let first = walk(elements, &seed, stripe_values)?;
     let mut decisions = seed;
     decide_keyed(&first, &mut decisions);
@@ -293,29 +314,29 @@ fn shred_seeded(elements: &[Value], stripe_values: usize, seed: Decisions) -> Op
 /// Shreds `elements` in stripes of `PAGE_VALUES` values per node: a quarter of the
 /// encoder's (`PackOptions::stripe_values`), so that tests meet several stripes.
 #[cfg(test)]
-pub(crate) fn shred(elements: &[Value]) -> Option<Shredded> {
+pub(crate) fn shred(elements: &[Value]) -> Option<Shredded<'_>> {
     shred_in(elements, super::group::PAGE_VALUES)
 }
 
 /// The residual form of a group (§13.3): every element kept whole in the root node's
 /// residual column, for subtrees that shred worse than their JSON compresses (a packed
 /// object's whole form, §13.7, is this form of the one-element group of the object).
-pub(crate) fn shred_residual(elements: &[Value], stripe_values: usize) -> Option<Shredded> {
+pub(crate) fn shred_residual(elements: &[Value], stripe_values: usize) -> Option<Shredded<'_>> {
     walk_with(elements, &Decisions::default(), stripe_values, Some(0))
 }
 
-fn walk(elements: &[Value], decisions: &Decisions, stripe_values: usize) -> Option<Shredded> {
+fn walk<'v>(elements: &'v [Value], decisions: &Decisions, stripe_values: usize) -> Option<Shredded<'v>> {
     walk_with(elements, decisions, stripe_values, None)
 }
 
 /// Shreds `elements`; `residual_at` names the node whose values are all kept whole, if any
 /// (the root, the only node made before the walk).
-fn walk_with(
-    elements: &[Value],
+fn walk_with<'v>(
+    elements: &'v [Value],
     decisions: &Decisions,
     stripe_values: usize,
     residual_at: Option<usize>,
-) -> Option<Shredded> {
+) -> Option<Shredded<'v>> {
     let mut s = Shredded::empty(elements.len());
     let mut walker = Walker {
         s: &mut s,
@@ -343,7 +364,7 @@ fn walk_with(
 }
 
 /// The path of node `i` from the root (roles, root excluded).
-fn path(s: &Shredded, mut i: usize) -> Vec<Role> {
+fn path(s: &Shredded<'_>, mut i: usize) -> Vec<Role> {
     let mut roles = Vec::new();
     while i != 0 {
         roles.push(s.nodes[i].role.expect("set"));
@@ -353,7 +374,7 @@ fn path(s: &Shredded, mut i: usize) -> Vec<Role> {
     roles
 }
 
-fn decide_keyed(s: &Shredded, d: &mut Decisions) {
+fn decide_keyed(s: &Shredded<'_>, d: &mut Decisions) {
     for (i, n) in s.nodes.iter().enumerate() {
         let distinct: std::collections::HashSet<u32> = n.shapes.iter().flatten().copied().collect();
         if n.objects > 0 && (distinct.len() > KEYED_MIN_KEYS || n.shapes.len() > 8.max(n.objects / 16)) {
@@ -362,7 +383,7 @@ fn decide_keyed(s: &Shredded, d: &mut Decisions) {
     }
 }
 
-fn decide_tuples(s: &Shredded, d: &mut Decisions) {
+fn decide_tuples(s: &Shredded<'_>, d: &mut Decisions) {
     for (i, n) in s.nodes.iter().enumerate() {
         if n.kinds & (1 << kind::ARRAY) != 0
             && n.min_len == n.max_len
@@ -374,8 +395,8 @@ fn decide_tuples(s: &Shredded, d: &mut Decisions) {
     }
 }
 
-struct Walker<'s, 'd> {
-    s: &'s mut Shredded,
+struct Walker<'s, 'd, 'v> {
+    s: &'s mut Shredded<'v>,
     decisions: &'d Decisions,
     /// The roles from the root to the node being filled.
     path: Vec<Role>,
@@ -400,7 +421,7 @@ struct Decided {
 
 const NO_CHILD: u32 = u32::MAX;
 
-impl Walker<'_, '_> {
+impl<'v> Walker<'_, '_, 'v> {
     /// Ends the current stripe before element `first`.
     fn mark(&mut self, first: usize) {
         let at = self.s.nodes.iter().map(Node::ends).collect();
@@ -466,7 +487,7 @@ impl Walker<'_, '_> {
     }
 
     /// Shreds `v` into `node` and its descendants.
-    fn descend(&mut self, node: usize, role: Role, v: &Value) -> Option<()> {
+    fn descend(&mut self, node: usize, role: Role, v: &'v Value) -> Option<()> {
         let c = self.child(node, role)?;
         self.path.push(role);
         let done = self.value(c, v);
@@ -474,8 +495,35 @@ impl Walker<'_, '_> {
         done
     }
 
-    fn value(&mut self, node: usize, v: &Value) -> Option<()> {
-        let k = match v {
+    fn value(&mut self, node: usize, v: &'v Value) -> Option<()> {
+        let k = self.kind_of(node, v);
+        match (k, v) {
+            (kind::STRING, Value::String(x)) => self.add_kinds(node, k, 1).strings.push(Cow::Borrowed(x)),
+            // A typed array of the input is the array of arrays of numbers it stands for.
+            (kind::ARRAY, Value::Typed(t)) => {
+                self.add_kinds(node, k, 1);
+                return self.typed_array(node, t, 0, 0);
+            }
+            (kind::ARRAY, Value::Array(items)) => {
+                self.add_kinds(node, k, 1);
+                return self.value_array(node, items);
+            }
+            (kind::OBJECT, Value::Object(map)) => {
+                self.add_kinds(node, k, 1);
+                return self.object(node, map);
+            }
+            (kind::INTMAP, Value::IntMap(map)) => {
+                self.add_kinds(node, k, 1);
+                return self.intmap(node, map);
+            }
+            _ => self.scalar(node, k, v),
+        }
+        Some(())
+    }
+
+    /// The kind `v` is stored as at `node`.
+    fn kind_of(&self, node: usize, v: &Value) -> u8 {
+        match v {
             _ if self.s.nodes[node].depth > MAX_SHRED_DEPTH || self.residual_at == Some(node) => kind::RESIDUAL,
             Value::Null => kind::NULL,
             Value::Bool(_) => kind::BOOL,
@@ -490,7 +538,12 @@ impl Walker<'_, '_> {
             Value::Object(_) => kind::OBJECT,
             Value::IntMap(_) => kind::INTMAP,
             Value::UInt(_) | Value::F32(_) | Value::Bytes(_) | Value::BigNum(_) | Value::Table(_) => kind::RESIDUAL,
-        };
+        }
+    }
+
+    /// Stores `v` of kind `k`, a kind that neither borrows text nor descends: the values a
+    /// typed array makes on the fly go here, as they live shorter than the input.
+    fn scalar(&mut self, node: usize, k: u8, v: &Value) {
         let n = self.add_kinds(node, k, 1);
         match (k, v) {
             (kind::RESIDUAL, v) => n.residual.push(v.clone()),
@@ -499,18 +552,24 @@ impl Walker<'_, '_> {
             (_, Value::Int(x)) => n.ints.push(*x),
             (_, Value::UInt(x)) => n.ints.push(*x as i64),
             (_, Value::F64(x)) => n.floats.push(*x),
-            (_, Value::String(x)) => n.strings.push(x.clone()),
-            // A typed array of the input is the array of arrays of numbers it stands for.
-            (_, Value::Typed(t)) => return self.typed_array(node, t, 0, 0),
-            (_, Value::Array(items)) => return self.value_array(node, items),
-            (_, Value::Object(map)) => return self.object(node, map),
-            (_, Value::IntMap(map)) => return self.intmap(node, map),
-            _ => unreachable!("kinds match values"),
+            _ => unreachable!("kinds match values, and text and containers are `value`'s"),
+        }
+    }
+
+    /// `value` for a value a typed array makes on the fly (a number, or an array of them).
+    fn made_value(&mut self, node: usize, v: &Value) -> Option<()> {
+        match self.kind_of(node, v) {
+            k @ (kind::ARRAY | kind::STRING | kind::OBJECT | kind::INTMAP) => {
+                // Never reached for what typed arrays make; kept whole all the same.
+                debug_assert!(false, "a typed array made a value of kind {k}");
+                self.scalar(node, kind::RESIDUAL, v)
+            }
+            k => self.scalar(node, k, v),
         }
         Some(())
     }
 
-    fn value_array(&mut self, node: usize, items: &[Value]) -> Option<()> {
+    fn value_array(&mut self, node: usize, items: &'v [Value]) -> Option<()> {
         let decided = self.decided(node);
         let n = &mut self.s.nodes[node];
         let len = items.len() as u64;
@@ -570,7 +629,7 @@ impl Walker<'_, '_> {
             let role = if tuple { Role::Position(i as u8) } else { Role::Element };
             let c = self.child(node, role)?;
             self.path.push(role);
-            let done = if leaf { self.value(c, &t.element(start + i)) } else { self.typed_row(c, t, axis + 1, start + i * stride) };
+            let done = if leaf { self.made_value(c, &t.element(start + i)) } else { self.typed_row(c, t, axis + 1, start + i * stride) };
             self.path.pop();
             done?;
         }
@@ -625,7 +684,7 @@ impl Walker<'_, '_> {
     /// `value` for a row of a typed array (an array of numbers, or of rows).
     fn typed_row(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<()> {
         if self.s.nodes[node].depth > MAX_SHRED_DEPTH {
-            return self.value(node, &t.nested_at(axis, start));
+            return self.made_value(node, &t.nested_at(axis, start));
         }
         self.add_kinds(node, kind::ARRAY, 1);
         self.typed_array(node, t, axis, start)
@@ -634,7 +693,7 @@ impl Walker<'_, '_> {
     /// Notes `count` values of kind `k` at `node`: its kinds, its kind stream and how full
     /// the stripe is. Returns the node, for the values' own streams.
     #[inline]
-    fn add_kinds(&mut self, node: usize, k: u8, count: usize) -> &mut Node {
+    fn add_kinds(&mut self, node: usize, k: u8, count: usize) -> &mut Node<'v> {
         let n = &mut self.s.nodes[node];
         n.kinds |= 1 << k;
         n.kind.resize(n.kind.len() + count, k);
@@ -642,7 +701,7 @@ impl Walker<'_, '_> {
         n
     }
 
-    fn object(&mut self, node: usize, map: &Map) -> Option<()> {
+    fn object(&mut self, node: usize, map: &'v Map) -> Option<()> {
         // A key met before is found without a copy of it (every object of a column has the
         // same keys: copies would be made and dropped once per object field).
         let keys = &mut self.s.keys;
@@ -673,7 +732,7 @@ impl Walker<'_, '_> {
         Some(())
     }
 
-    fn intmap(&mut self, node: usize, map: &IntMap) -> Option<()> {
+    fn intmap(&mut self, node: usize, map: &'v IntMap) -> Option<()> {
         let n = &mut self.s.nodes[node];
         n.len.push(map.len() as u64);
         n.keys.extend(map.keys().copied());
@@ -706,9 +765,9 @@ pub(crate) fn retyped_as_is(t: &crate::TypedArray) -> bool {
 
 /// Rebuilds the elements from their streams: the inverse of `shred` (typed arrays come
 /// back as the arrays of numbers they stand for).
-pub(crate) fn unshred(s: &Shredded) -> Vec<Value> {
+pub(crate) fn unshred(s: &Shredded<'_>) -> Vec<Value> {
     let mut budget = u64::MAX;
-    let mut s = s.clone();
+    let mut s = s.owned();
     Unshredder::new(&mut s, &mut budget).elements().expect("the shredder's own streams are consistent")
 }
 
@@ -719,11 +778,11 @@ pub(crate) const OVER_BUDGET: &str = "the group decodes to more values than the 
 /// untrusted streams must (§8): a stream that runs out, or values left unread, is
 /// `Malformed`, and every value built is charged to `budget`.
 pub(crate) struct Unshredder<'s, 'b> {
-    s: &'s Shredded,
+    s: &'s Shredded<'static>,
     cursors: Vec<Cursor>,
     /// The string and residual streams of each node, taken out of `s`: each value is read
     /// once, so it moves into the element rather than being copied.
-    strings: Vec<std::vec::IntoIter<String>>,
+    strings: Vec<std::vec::IntoIter<Cow<'static, str>>>,
     residual: Vec<std::vec::IntoIter<Value>>,
     budget: &'b mut u64,
     /// When set, only the nodes marked here are read: an object leaves out the fields
@@ -733,11 +792,11 @@ pub(crate) struct Unshredder<'s, 'b> {
 
 impl<'s, 'b> Unshredder<'s, 'b> {
     /// Reads the elements of `s`, whose string and residual streams it empties.
-    pub fn new(s: &'s mut Shredded, budget: &'b mut u64) -> Self {
+    pub fn new(s: &'s mut Shredded<'static>, budget: &'b mut u64) -> Self {
         s.index_fields();
         let strings = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.strings).into_iter()).collect();
         let residual = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.residual).into_iter()).collect();
-        let s: &'s Shredded = s;
+        let s: &'s Shredded<'static> = s;
         Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], strings, residual, budget, keep: None }
     }
 
@@ -1001,7 +1060,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     /// The next string, moved out of its stream, its bytes charged.
     #[inline]
     pub fn string(&mut self, node: usize) -> Result<String, &'static str> {
-        let text = take_next(&mut self.strings[node], &mut self.cursors[node].strings)?;
+        let text = take_next(&mut self.strings[node], &mut self.cursors[node].strings)?.into_owned();
         self.charge(text.len() as u64)?;
         Ok(text)
     }
@@ -1228,7 +1287,8 @@ pub(crate) mod tests {
             ], 0..12)
         ) {
             let typed = shred(&elements).unwrap();
-            let nested = shred(&elements.iter().map(expanded).collect::<Vec<_>>()).unwrap();
+            let expanded: Vec<_> = elements.iter().map(expanded).collect();
+            let nested = shred(&expanded).unwrap();
             prop_assert_eq!(format!("{:?}", typed.nodes), format!("{:?}", nested.nodes));
             prop_assert_eq!(format!("{:?}", typed.marks), format!("{:?}", nested.marks));
         }
