@@ -345,6 +345,7 @@ fn walk_with<'v>(
         most_in_stripe: 0,
         decided: Vec::new(),
         quick: Vec::new(),
+        last_object: Vec::new(),
         residual_at,
     };
     let mut first = 0;
@@ -408,8 +409,21 @@ struct Walker<'s, 'd, 'v> {
     /// made (`NO_CHILD` before): the children of arrays, met once per element, are found
     /// without hashing.
     quick: Vec<[u32; 1 + MAX_TUPLE as usize]>,
+    /// Per node: the keys of the last object shredded there, with their ids, shape and
+    /// field nodes. The objects of one path mostly repeat their keys in order, so the next
+    /// one is matched by comparing keys, not hashing them three times each.
+    last_object: Vec<Option<LastObject<'v>>>,
     /// The node whose values are all residual (a group's residual form), if any.
     residual_at: Option<usize>,
+}
+
+/// An object's keys as [`Walker::object`] last met them at a node.
+struct LastObject<'v> {
+    keys: Vec<&'v str>,
+    ids: Vec<u32>,
+    shape: u32,
+    /// The field node of each key.
+    fields: Vec<usize>,
 }
 
 /// What the decisions say about one node.
@@ -702,6 +716,14 @@ impl<'v> Walker<'_, '_, 'v> {
     }
 
     fn object(&mut self, node: usize, map: &'v Map) -> Option<()> {
+        let keyed = self.decided(node).keyed;
+        if !keyed {
+            if let Some(last) = self.last_object.get_mut(node).and_then(Option::take) {
+                if last.keys.len() == map.len() && last.keys.iter().zip(map.keys()).all(|(a, b)| *a == b.as_str()) {
+                    return self.object_as_last(node, map, last);
+                }
+            }
+        }
         // A key met before is found without a copy of it (every object of a column has the
         // same keys: copies would be made and dropped once per object field).
         let keys = &mut self.s.keys;
@@ -709,7 +731,6 @@ impl<'v> Walker<'_, '_, 'v> {
             .keys()
             .map(|k| keys.get_index_of(k.as_str()).unwrap_or_else(|| keys.insert_full(k.clone()).0) as u32)
             .collect();
-        let keyed = self.decided(node).keyed;
         let n = &mut self.s.nodes[node];
         n.objects += 1;
         if keyed {
@@ -726,10 +747,38 @@ impl<'v> Walker<'_, '_, 'v> {
             None => n.shapes.insert_full(ids.clone()).0,
         };
         n.shape.push(shape as u32);
+        let mut fields = Vec::with_capacity(ids.len());
         for (&id, v) in ids.iter().zip(map.values()) {
-            self.descend(node, Role::Field(id), v)?;
+            let c = self.child(node, Role::Field(id))?;
+            fields.push(c);
+            self.shred_field(c, id, v)?;
         }
+        let last = LastObject { keys: map.keys().map(String::as_str).collect(), ids, shape: shape as u32, fields };
+        if self.last_object.len() <= node {
+            self.last_object.resize_with(node + 1, || None);
+        }
+        self.last_object[node] = Some(last);
         Some(())
+    }
+
+    /// `object` for an object with the keys, in order, of the last one at `node`.
+    fn object_as_last(&mut self, node: usize, map: &'v Map, last: LastObject<'v>) -> Option<()> {
+        let n = &mut self.s.nodes[node];
+        n.objects += 1;
+        n.shape.push(last.shape);
+        for ((&id, &c), v) in last.ids.iter().zip(&last.fields).zip(map.values()) {
+            self.shred_field(c, id, v)?;
+        }
+        self.last_object[node] = Some(last);
+        Some(())
+    }
+
+    /// Shreds the value of field `id` into its node `c`.
+    fn shred_field(&mut self, c: usize, id: u32, v: &'v Value) -> Option<()> {
+        self.path.push(Role::Field(id));
+        let done = self.value(c, v);
+        self.path.pop();
+        done
     }
 
     fn intmap(&mut self, node: usize, map: &'v IntMap) -> Option<()> {
