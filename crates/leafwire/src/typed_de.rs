@@ -40,12 +40,11 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         let h = self.header;
         let dim = h.shape[self.level] as usize;
         if self.level + 1 < h.rank {
-            let stride = h.stride(self.level);
-            return visitor.visit_seq(Rows { buf: self.buf, header: h, level: self.level + 1, next: self.start, stride, left: dim });
+            return visitor.visit_seq(Rows::new(self.buf, h, self.level + 1, self.start, dim));
         }
         let bytes = self.last_axis_bytes().expect("the last axis");
         match h.mask_pos {
-            None => visit_vector(bytes, h.element, false, visitor),
+            None => LastAxis { bytes, element: h.element }.deserialize_any(visitor),
             Some(m) => visitor.visit_seq(Elements { bytes, element: h.element, mask: Some((self.buf, m)), flat: self.start, size: h.element.size() }),
         }
     }
@@ -115,11 +114,23 @@ struct Rows<'a, 'h> {
     next: usize,
     stride: usize,
     left: usize,
+    /// Whether the rows are unmasked rows of the last axis (points, colours): each is then
+    /// handed out as its `stride` elements' bytes, with no header or shape read per row.
+    plain_last: bool,
+}
+
+impl<'a, 'h> Rows<'a, 'h> {
+    /// The `count` rows at axis `level` of `header`'s array from flat element `start`.
+    fn new(buf: &'a [u8], header: &'h TypedHeader, level: usize, start: usize, count: usize) -> Self {
+        let plain_last = level + 1 == header.rank && header.mask_pos.is_none();
+        Rows { buf, header, level, next: start, stride: header.stride(level - 1), left: count, plain_last }
+    }
 }
 
 impl<'de> de::SeqAccess<'de> for Rows<'de, '_> {
     type Error = Error;
 
+    #[inline]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if self.left == 0 {
             return Ok(None);
@@ -127,11 +138,69 @@ impl<'de> de::SeqAccess<'de> for Rows<'de, '_> {
         self.left -= 1;
         let start = self.next;
         self.next += self.stride;
+        if self.plain_last {
+            let element = self.header.element;
+            let at = self.header.data_pos + start * element.size();
+            // The header proved the whole data section lies inside the buffer.
+            let bytes = &self.buf[at..at + self.stride * element.size()];
+            return seed.deserialize(LastAxis { bytes, element }).map(Some);
+        }
         seed.deserialize(TypedDeserializer { buf: self.buf, header: self.header, level: self.level, start }).map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.left)
+    }
+}
+
+/// An unmasked row of the last axis, as its elements' bytes (little-endian): what
+/// [`TypedDeserializer`] reads there, without the header.
+struct LastAxis<'a> {
+    bytes: &'a [u8],
+    element: ElementType,
+}
+
+impl<'de> de::Deserializer<'de> for LastAxis<'de> {
+    type Error = Error;
+
+    #[inline]
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visit_vector(self.bytes, self.element, false, visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visit_vector(self.bytes, self.element, true, visitor)
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        visitor.visit_unit()
+    }
+
+    #[inline]
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        check_tuple_len(self.bytes.len() / self.element.size(), len)?;
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        unit unit_struct seq map struct enum identifier
     }
 }
 

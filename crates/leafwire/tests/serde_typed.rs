@@ -63,6 +63,38 @@ fn rows_of_a_typed_array_deserialize_on_their_own() {
     assert_eq!(any["big"], serde_json::json!([0u64, u64::MAX, 1u64 << 63]));
 }
 
+/// Rows of the last axis (points, colours) are read from their bytes alone: they keep the
+/// checks and forms of a row read through the array's header.
+#[test]
+fn rows_of_the_last_axis_keep_their_checks() {
+    let points = vec![(1.0f64, 2.0f64), (3.0, -4.5)];
+    let bytes = leafwire::to_vec(&points).unwrap();
+    assert_eq!(leafwire::Document::open(&bytes).unwrap().root().typed().unwrap().shape(), vec![2, 2]);
+    assert!(leafwire::from_slice::<Vec<(f64, f64, f64)>>(&bytes).is_err());
+    assert!(leafwire::from_slice::<Vec<(f64,)>>(&bytes).is_err());
+    assert!(leafwire::from_slice::<Vec<(i64, i64)>>(&bytes).is_err());
+    assert_eq!(leafwire::from_slice::<Vec<[f64; 2]>>(&bytes).unwrap(), vec![[1.0, 2.0], [3.0, -4.5]]);
+    let optional: Vec<Option<Vec<f64>>> = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(optional, vec![Some(vec![1.0, 2.0]), Some(vec![3.0, -4.5])]);
+    let any: serde_json::Value = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(any, serde_json::json!([[1.0, 2.0], [3.0, -4.5]]));
+
+    #[derive(Deserialize)]
+    struct Row<'a>(#[serde(borrow, with = "serde_bytes")] &'a [u8]);
+    let bytes = leafwire::to_vec(&vec![[1u8, 2, 3], [4, 5, 6]]).unwrap();
+    assert_eq!(leafwire::Document::open(&bytes).unwrap().root().typed().unwrap().shape(), vec![2, 3]);
+    let rows: Vec<Row<'_>> = leafwire::from_slice(&bytes).unwrap();
+    assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), vec![&[1u8, 2, 3][..], &[4, 5, 6][..]]);
+    assert!(bytes.as_ptr_range().contains(&rows[1].0.as_ptr()));
+
+    // Rows of rows: the last axis of a rank-3 array.
+    let rings = vec![vec![(0.5f32, 1.5f32), (2.5, 3.5)], vec![(4.5, 5.5), (6.5, 7.5)]];
+    let bytes = leafwire::to_vec(&rings).unwrap();
+    assert_eq!(leafwire::Document::open(&bytes).unwrap().root().typed().unwrap().shape(), vec![2, 2, 2]);
+    assert_eq!(leafwire::from_slice::<Vec<Vec<(f32, f32)>>>(&bytes).unwrap(), rings);
+    assert!(leafwire::from_slice::<Vec<Vec<(f32, f32, f32)>>>(&bytes).is_err());
+}
+
 #[derive(Deserialize, Debug)]
 struct Borrowed<'a> {
     #[serde(borrow)]
