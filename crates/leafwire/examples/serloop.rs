@@ -5,7 +5,8 @@
 //! `criteo` serializes and `criteo-de` deserializes the bench's small workbook model
 //! (Criteo's, seed 004) N times (`criteo-big`, `criteo-big-de`: its big size); `geojson` and `geojson-de` do the same with the bench's
 //! countries model, read from the file the `GEOJSON` variable names (`geojson-packed` and
-//! `geojson-packed-de`: packed, with `to_vec_packed` and `from_slice_owned`).
+//! `geojson-packed-de`: packed, with `to_vec_packed` and `from_slice_owned`); `graphql-packed` and
+//! `graphql-packed-de` do so with the GraphQL orders of the file the `GRAPHQL` variable names.
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -139,6 +140,12 @@ fn countries() -> FeatureCollection {
     serde_json::from_slice(&std::fs::read(path).expect("readable")).expect("a FeatureCollection")
 }
 
+/// The GraphQL orders (bench/data), from the file named by the `GRAPHQL` variable.
+fn graphql_file() -> GraphQl {
+    let path = std::env::var("GRAPHQL").expect("GRAPHQL names the orders file");
+    serde_json::from_slice(&std::fs::read(path).expect("readable")).expect("GraphQL orders")
+}
+
 fn main() {
     let mode = std::env::args().nth(1).unwrap_or_default();
     let n: usize = std::env::args().nth(2).map_or(1000, |v| v.parse().unwrap());
@@ -175,6 +182,13 @@ fn main() {
     } else if mode == "geojson-packed-de" {
         let bytes = leafwire::to_vec_packed(&countries(), &leafwire::PackOptions::default()).unwrap();
         for _ in 0..n { total += leafwire::from_slice_owned::<FeatureCollection>(&bytes).unwrap().features.len(); }
+    } else if mode == "graphql-packed-de" {
+        let bytes = leafwire::to_vec_packed(&graphql_file(), &leafwire::PackOptions::default()).unwrap();
+        for _ in 0..n { total += leafwire::from_slice_owned::<GraphQl>(&bytes).unwrap().data.orders.len(); }
+    } else if mode == "graphql-packed" {
+        let g = graphql_file();
+        let options = leafwire::PackOptions::default();
+        for _ in 0..n { total += leafwire::to_vec_packed(&g, &options).unwrap().len(); }
     } else if mode == "geojson-de" {
         let bytes = leafwire::to_vec(&countries()).unwrap();
         for _ in 0..n { total += leafwire::from_slice::<FeatureCollection>(&bytes).unwrap().features.len(); }

@@ -10,6 +10,38 @@ use crate::error::{Error, Result};
 use crate::format::typed::TypedHeader;
 use crate::format::ElementType;
 
+/// The `Deserializer` methods a typed array and a row of its last axis share: beside
+/// `deserialize_any`, `deserialize_bytes` and `deserialize_tuple`, which each defines, a
+/// view is an array whatever serde asks for.
+macro_rules! view_methods {
+    () => {
+        fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.deserialize_bytes(visitor)
+        }
+
+        fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            visitor.visit_some(self)
+        }
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
+            visitor.visit_newtype_struct(self)
+        }
+
+        fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            visitor.visit_unit()
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, len: usize, visitor: V) -> Result<V::Value> {
+            self.deserialize_tuple(len, visitor)
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            unit unit_struct seq map struct enum identifier
+        }
+    };
+}
+
 /// A typed array, or one row of it at axis `level` starting at flat element `start`.
 /// The header was parsed (and the array's budget charged) once, by the caller.
 pub(crate) struct TypedDeserializer<'a, 'h> {
@@ -56,35 +88,13 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
         }
     }
 
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_bytes(visitor)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_unit()
-    }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         check_tuple_len(self.header.shape[self.level] as usize, len)?;
         self.deserialize_any(visitor)
     }
 
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, len: usize, visitor: V) -> Result<V::Value> {
-        self.deserialize_tuple(len, visitor)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        unit unit_struct seq map struct enum identifier
-    }
+    view_methods!();
 }
 
 /// Hands the unmasked elements in `bytes` (of type `element`, little-endian) to `visitor`
@@ -178,21 +188,6 @@ impl<'de> de::Deserializer<'de> for LastAxis<'de> {
         visit_vector(self.bytes, self.element, true, visitor)
     }
 
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.deserialize_bytes(visitor)
-    }
-
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_some(self)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        visitor.visit_unit()
-    }
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
@@ -200,14 +195,7 @@ impl<'de> de::Deserializer<'de> for LastAxis<'de> {
         self.deserialize_any(visitor)
     }
 
-    fn deserialize_tuple_struct<V: Visitor<'de>>(self, _: &'static str, len: usize, visitor: V) -> Result<V::Value> {
-        self.deserialize_tuple(len, visitor)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        unit unit_struct seq map struct enum identifier
-    }
+    view_methods!();
 }
 
 /// The elements of the last axis.
