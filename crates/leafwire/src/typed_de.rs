@@ -58,11 +58,17 @@ impl<'a> TypedDeserializer<'a, '_> {
         if self.level + 1 != h.rank {
             return None;
         }
-        let size = h.element.size();
-        let at = h.data_pos + self.start * size;
-        // The header proved the whole data section lies inside the buffer.
-        Some(&self.buf[at..at + h.shape[self.level] as usize * size])
+        Some(element_bytes(self.buf, h, self.start, h.shape[self.level] as usize))
     }
+}
+
+/// The bytes of `count` elements of `header`'s array from flat element `start`.
+#[inline(always)]
+fn element_bytes<'a>(buf: &'a [u8], header: &TypedHeader, start: usize, count: usize) -> &'a [u8] {
+    let size = header.element.size();
+    let at = header.data_pos + start * size;
+    // The header proved the whole data section lies inside the buffer.
+    &buf[at..at + count * size]
 }
 
 impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
@@ -87,7 +93,6 @@ impl<'de> de::Deserializer<'de> for TypedDeserializer<'de, '_> {
             _ => self.deserialize_any(visitor),
         }
     }
-
 
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         check_tuple_len(self.header.shape[self.level] as usize, len)?;
@@ -149,11 +154,8 @@ impl<'de> de::SeqAccess<'de> for Rows<'de, '_> {
         let start = self.next;
         self.next += self.stride;
         if self.plain_last {
-            let element = self.header.element;
-            let at = self.header.data_pos + start * element.size();
-            // The header proved the whole data section lies inside the buffer.
-            let bytes = &self.buf[at..at + self.stride * element.size()];
-            return seed.deserialize(LastAxis { bytes, element }).map(Some);
+            let bytes = element_bytes(self.buf, self.header, start, self.stride);
+            return seed.deserialize(LastAxis { bytes, element: self.header.element }).map(Some);
         }
         seed.deserialize(TypedDeserializer { buf: self.buf, header: self.header, level: self.level, start }).map(Some)
     }
@@ -187,7 +189,6 @@ impl<'de> de::Deserializer<'de> for LastAxis<'de> {
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         visit_vector(self.bytes, self.element, true, visitor)
     }
-
 
     #[inline]
     fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
