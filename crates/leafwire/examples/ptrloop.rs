@@ -1,23 +1,95 @@
 //! Profiling aid: resolves one JSON Pointer in a loop (`perf record` or callgrind target).
 //! `OPEN=1` opens the document in every iteration too, as the corpus bench's lookup does;
-//! `PREPARED=1` resolves a `Pointer` parsed once instead of the text.
+//! `PREPARED=1` resolves a `Pointer` parsed once instead of the text; `SCALAR=1` (with
+//! `OPEN=1`) also reads the value out, in a function of its own returning a `Result`, as
+//! the bench's adapter does (bench/src/corpus/leaf.rs).
+use std::borrow::Cow;
+
+use leafwire::{Document, Kind, Node};
+
+/// The bench's scalar: what its lookup returns.
+#[allow(dead_code)]
+enum Scalar<'a> {
+    Null,
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Str(Cow<'a, str>),
+}
+
+fn scalar<'a>(node: &Node<'a>) -> Result<Scalar<'a>, String> {
+    let fail = |e: leafwire::Error| e.to_string();
+    Ok(match node.kind() {
+        Kind::Null => Scalar::Null,
+        Kind::Bool => Scalar::Bool(node.as_bool().map_err(fail)?),
+        Kind::Int => Scalar::I64(node.as_i64().map_err(fail)?),
+        Kind::UInt => Scalar::U64(node.as_u64().map_err(fail)?),
+        Kind::F64 | Kind::F32 => Scalar::F64(node.as_f64().map_err(fail)?),
+        Kind::String => Scalar::Str(Cow::Borrowed(node.as_str().map_err(fail)?)),
+        other => return Err(format!("{other} is not a scalar")),
+    })
+}
+
+/// The bench's failure (bench/src/harness/check.rs): two kinds of message.
+#[allow(dead_code)]
+enum Fail {
+    Wrong(String),
+    Error(String),
+}
+
+impl Fail {
+    #[inline(never)]
+    fn error(e: impl std::fmt::Display) -> Fail {
+        Fail::Error(e.to_string())
+    }
+}
+
+#[inline(never)]
+fn open_and_read<'a>(bytes: &'a [u8], pointer: &leafwire::Pointer) -> Result<Scalar<'a>, Fail> {
+    let node = Document::open(bytes).map_err(Fail::error)?.resolve(pointer).map_err(Fail::error)?;
+    scalar(&node).map_err(Fail::Wrong)
+}
+
+/// `open_and_read` with the pointer's text, parsed in every lookup.
+#[inline(never)]
+fn open_and_read_text<'a>(bytes: &'a [u8], pointer: &str) -> Result<Scalar<'a>, Fail> {
+    let node = Document::open(bytes).map_err(Fail::error)?.pointer(pointer).map_err(Fail::error)?;
+    scalar(&node).map_err(Fail::Wrong)
+}
+
+fn fingerprint(s: &Scalar<'_>) -> u64 {
+    match s {
+        Scalar::Null => 0,
+        Scalar::Bool(b) => *b as u64,
+        Scalar::I64(i) => *i as u64,
+        Scalar::U64(u) => *u,
+        Scalar::F64(f) => f.to_bits(),
+        Scalar::Str(s) => s.len() as u64,
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let (path, pointer) = (args.next().unwrap(), args.next().unwrap());
     let bytes = leafwire::AlignedBytes::new(&leafwire::json::from_json(&std::fs::read(path).unwrap()).unwrap());
     let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000_000);
-    let reopen = std::env::var("OPEN").is_ok_and(|v| v == "1");
-    let prepared = std::env::var("PREPARED").is_ok_and(|v| v == "1");
+    let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+    let (reopen, prepared, read_out) = (flag("OPEN"), flag("PREPARED"), flag("SCALAR"));
     let parsed = leafwire::Pointer::parse(&pointer).unwrap();
-    let lookup = |doc: &leafwire::Document<'_>| -> leafwire::Result<()> {
+    let lookup = |doc: &Document<'_>| -> leafwire::Result<()> {
         if prepared { doc.resolve(std::hint::black_box(&parsed)).map(|n| { std::hint::black_box(n.kind()); }) } else { doc.pointer(std::hint::black_box(&pointer)).map(|n| { std::hint::black_box(n.kind()); }) }
     };
-    let doc = leafwire::Document::open(&bytes).unwrap();
+    let doc = Document::open(&bytes).unwrap();
     let t = std::time::Instant::now();
-    let mut acc = 0usize;
+    let mut acc = 0u64;
     for _ in 0..n {
-        acc += if reopen {
-            let doc = leafwire::Document::open(std::hint::black_box(&bytes)).unwrap();
+        acc += if read_out && prepared {
+            fingerprint(&open_and_read(std::hint::black_box(&bytes), std::hint::black_box(&parsed)).ok().unwrap())
+        } else if read_out {
+            fingerprint(&open_and_read_text(std::hint::black_box(&bytes), std::hint::black_box(&pointer)).ok().unwrap())
+        } else if reopen {
+            let doc = Document::open(std::hint::black_box(&bytes)).unwrap();
             { lookup(&doc).unwrap(); 1 }
         } else {
             { lookup(&doc).unwrap(); 1 }

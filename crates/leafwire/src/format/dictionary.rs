@@ -33,7 +33,7 @@ pub fn layout(pos: usize, capacity: usize, bytes_capacity: usize, table_size: us
 
 impl Dict {
     /// Parses the dictionary at `pos` (0: none) and proves the whole block lies inside `buf`.
-    #[inline]
+    #[inline(always)]
     pub fn parse(buf: &[u8], pos: u64) -> Result<Dict> {
         if pos == 0 {
             return Ok(Dict::default());
@@ -50,7 +50,7 @@ impl Dict {
         Dict::parse_fields(buf, 0)
     }
 
-    #[inline]
+    #[inline(always)]
     fn parse_fields(buf: &[u8], pos: usize) -> Result<Dict> {
         let Some(fields) = pos.checked_add(16).and_then(|end| buf.get(pos..end)) else {
             return Err(malformed(pos, "truncated"));

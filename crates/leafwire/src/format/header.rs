@@ -109,7 +109,7 @@ fn record_crc(bytes: &[u8]) -> u32 {
 /// that can be read as it is: one whose last commit was interrupted (its record names a
 /// redo journal, spec §8.5) is refused, since some of its bytes are not written yet.
 /// Owned buffers finish such a commit with [`super::journal::finish`].
-#[inline]
+#[inline(always)]
 pub fn read_header(buf: &[u8]) -> Result<RootRecord> {
     let (record, at) = active_record(buf)?;
     if record.journal {
@@ -125,7 +125,7 @@ fn unfinished_commit(at: usize) -> Error {
 
 /// Checks magic, version and flags, and returns the active root record with its position
 /// (`RECORD_A` or `RECORD_B`): errors in a record's fields are reported there.
-#[inline]
+#[inline(always)]
 pub fn active_record(buf: &[u8]) -> Result<(RootRecord, usize)> {
     if buf.len() < HEADER_LEN || &buf[..8] != MAGIC || buf[8] != MAJOR_VERSION || flags(buf) & !KNOWN_FLAGS != 0 {
         return Err(bad_header(buf));

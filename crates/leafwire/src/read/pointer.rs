@@ -133,11 +133,13 @@ impl Token for &[u8] {
 
 impl<'a> Node<'a> {
     /// Resolves a prepared pointer relative to this node.
+    #[inline(always)]
     pub fn resolve(&self, pointer: &Pointer) -> Result<Node<'a>> {
         walk(self, pointer.steps.iter()).map_err(|e| e.with_path(pointer.as_str()))
     }
 
     /// Resolves a JSON Pointer (RFC 6901) relative to this node.
+    #[inline(always)]
     pub fn pointer(&self, pointer: &str) -> Result<Node<'a>> {
         let bytes = pointer.as_bytes();
         if bytes.is_empty() {
@@ -224,7 +226,7 @@ impl<'t> Iterator for Tokens<'t> {
 }
 
 /// Resolves `tokens` from `start`.
-#[inline]
+#[inline(always)]
 pub(super) fn walk<'a, T: Token>(start: &Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
     if start.tag == tag::TYPED {
         return walk_typed(*start, tokens);
@@ -250,6 +252,7 @@ pub(super) fn walk<'a, T: Token>(start: &Node<'a>, mut tokens: impl Iterator<Ite
 
 /// The rest of a walk inside a typed array: the header is read once, each token is an
 /// index along the next axis, and the result is a row (a node with a level) or an element.
+#[inline(always)]
 fn walk_typed<'a, T: Token>(node: Node<'a>, mut tokens: impl Iterator<Item = T>) -> Result<Node<'a>> {
     // The common cases, one index into a one-dimensional array without a mask or two
     // into a two-dimensional one (its integer mask read here too), without spare rows,
