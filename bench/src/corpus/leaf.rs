@@ -81,11 +81,6 @@ impl CorpusPeer for Leafwire {
 /// the bytes on every call: `Document::open` + `resolve`).
 pub struct LeafwireBorrowed;
 
-thread_local! {
-    /// The prepared pointer of the path being timed (the harness passes the path's text).
-    static PREPARED: std::cell::RefCell<Option<leafwire::Pointer>> = const { std::cell::RefCell::new(None) };
-}
-
 impl CorpusPeer for LeafwireBorrowed {
     const NAME: &'static str = "leafwire (borrowed)";
     const API: &'static str = "decode_borrowed (ValueRef in its own Arena, dropped with it); lookup: Document::open + resolve(prepared Pointer)";
@@ -121,13 +116,7 @@ impl CorpusPeer for LeafwireBorrowed {
 
     fn lookup<'a>(bytes: &'a mut [u8], path: &Path) -> Result<Scalar<'a>, Fail> {
         let bytes: &'a [u8] = bytes;
-        let node = PREPARED.with_borrow_mut(|prepared| {
-            if prepared.as_ref().is_none_or(|p| p.as_str() != path.pointer) {
-                *prepared = Some(leafwire::Pointer::parse(&path.pointer).map_err(Fail::error)?);
-            }
-            let pointer = prepared.as_ref().expect("just set");
-            Document::open(bytes).map_err(Fail::error)?.resolve(pointer).map_err(Fail::error)
-        })?;
+        let node = Document::open(bytes).map_err(Fail::error)?.resolve(&path.leafwire).map_err(Fail::error)?;
         scalar(&node, &path.pointer)
     }
 }

@@ -92,14 +92,21 @@ fn path_in(reference: &Value, pointer: &str) -> Path {
             _ => break,
         }
     }
-    let pointer = steps
+    let pointer: String = steps
         .iter()
         .map(|s| match s {
             Step::Index(i) => format!("/{i}"),
             Step::Key(k) => format!("/{}", k.replace('~', "~0").replace('/', "~1")),
         })
         .collect();
-    Path { pointer, steps }
+    #[cfg(feature = "leafwire")]
+    let leafwire = leafwire::Pointer::parse(&pointer).expect("a pointer built from tokens parses");
+    Path {
+        pointer,
+        steps,
+        #[cfg(feature = "leafwire")]
+        leafwire,
+    }
 }
 
 fn load(ctx: &Ctx, rel: &str) -> Dataset {

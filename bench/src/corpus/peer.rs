@@ -21,6 +21,9 @@ pub enum Step {
 pub struct Path {
     pub pointer: String,
     pub steps: Vec<Step>,
+    /// The pointer parsed by Leafwire, once, as `steps` is for the peers that take steps.
+    #[cfg(feature = "leafwire")]
+    pub leafwire: leafwire::Pointer,
 }
 
 pub trait CorpusPeer {
