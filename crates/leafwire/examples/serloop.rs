@@ -6,7 +6,8 @@
 //! (Criteo's, seed 004) N times (`criteo-big`, `criteo-big-de`: its big size); `geojson` and `geojson-de` do the same with the bench's
 //! countries model, read from the file the `GEOJSON` variable names (`geojson-packed` and
 //! `geojson-packed-de`: packed, with `to_vec_packed` and `from_slice_owned`); `graphql-packed` and
-//! `graphql-packed-de` do so with the GraphQL orders of the file the `GRAPHQL` variable names.
+//! `graphql-packed-de` do so with the GraphQL orders of the file the `GRAPHQL` variable names
+//! (`graphql-file` and `graphql-file-de`: the same orders, not packed).
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -185,6 +186,12 @@ fn main() {
     } else if mode == "graphql-packed-de" {
         let bytes = leafwire::to_vec_packed(&graphql_file(), &leafwire::PackOptions::default()).unwrap();
         for _ in 0..n { total += leafwire::from_slice_owned::<GraphQl>(&bytes).unwrap().data.orders.len(); }
+    } else if mode == "graphql-file-de" {
+        let bytes = leafwire::to_vec(&graphql_file()).unwrap();
+        for _ in 0..n { total += leafwire::from_slice::<GraphQl>(&bytes).unwrap().data.orders.len(); }
+    } else if mode == "graphql-file" {
+        let g = graphql_file();
+        for _ in 0..n { total += leafwire::to_vec(&g).unwrap().len(); }
     } else if mode == "graphql-packed" {
         let g = graphql_file();
         let options = leafwire::PackOptions::default();
