@@ -2,7 +2,8 @@
 //! `OPEN=1` opens the document in every iteration too, as the corpus bench's lookup does;
 //! `PREPARED=1` resolves a `Pointer` parsed once instead of the text; `SCALAR=1` (with
 //! `OPEN=1`) also reads the value out, in a function of its own returning a `Result`, as
-//! the bench's adapter does (bench/src/corpus/leaf.rs).
+//! the bench's adapter does (bench/src/corpus/leaf.rs); `CHAIN=1` steps with `get` and `at`
+//! instead, each result through `map_err(..)?`.
 use std::borrow::Cow;
 
 use leafwire::{Document, Kind, Node};
@@ -58,6 +59,20 @@ fn open_and_read_text<'a>(bytes: &'a [u8], pointer: &str) -> Result<Scalar<'a>, 
     scalar(&node).map_err(Fail::Wrong)
 }
 
+/// `open_and_read` stepping with `get` and `at`, each result moved through `map_err(..)?`
+/// as user code does (`CHAIN=1`): the pointer's tokens, numbers as indices.
+#[inline(never)]
+fn open_and_step<'a>(bytes: &'a [u8], tokens: &[String]) -> Result<Scalar<'a>, Fail> {
+    let mut node = Document::open(bytes).map_err(Fail::error)?.root();
+    for t in tokens {
+        node = match t.parse::<usize>() {
+            Ok(i) => node.at(i).map_err(Fail::error)?,
+            Err(_) => node.get(t).map_err(Fail::error)?,
+        };
+    }
+    scalar(&node).map_err(Fail::Wrong)
+}
+
 fn fingerprint(s: &Scalar<'_>) -> u64 {
     match s {
         Scalar::Null => 0,
@@ -75,7 +90,8 @@ fn main() {
     let bytes = leafwire::AlignedBytes::new(&leafwire::json::from_json(&std::fs::read(path).unwrap()).unwrap());
     let n: usize = std::env::var("N").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000_000);
     let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
-    let (reopen, prepared, read_out) = (flag("OPEN"), flag("PREPARED"), flag("SCALAR"));
+    let (reopen, prepared, read_out, chain) = (flag("OPEN"), flag("PREPARED"), flag("SCALAR"), flag("CHAIN"));
+    let tokens: Vec<String> = pointer.split('/').skip(1).map(String::from).collect();
     let parsed = leafwire::Pointer::parse(&pointer).unwrap();
     let lookup = |doc: &Document<'_>| -> leafwire::Result<()> {
         if prepared { doc.resolve(std::hint::black_box(&parsed)).map(|n| { std::hint::black_box(n.kind()); }) } else { doc.pointer(std::hint::black_box(&pointer)).map(|n| { std::hint::black_box(n.kind()); }) }
@@ -84,7 +100,9 @@ fn main() {
     let t = std::time::Instant::now();
     let mut acc = 0u64;
     for _ in 0..n {
-        acc += if read_out && prepared {
+        acc += if chain {
+            fingerprint(&open_and_step(std::hint::black_box(&bytes), std::hint::black_box(&tokens)).ok().unwrap())
+        } else if read_out && prepared {
             fingerprint(&open_and_read(std::hint::black_box(&bytes), std::hint::black_box(&parsed)).ok().unwrap())
         } else if read_out {
             fingerprint(&open_and_read_text(std::hint::black_box(&bytes), std::hint::black_box(&pointer)).ok().unwrap())
