@@ -45,6 +45,7 @@ impl<'a> Document<'a> {
     /// narrow stores, a store-forwarding stall per copy. Inlined, the fields stay in
     /// registers: the corpus bench's lookup on numbers.json went from 64.6 to 35.8 ns, on
     /// mesh.json from 107 to 78 ns (`BENCH_CORPUS_FILES=... leafwire-bench corpus`).
+    #[inline(always)]
     pub fn open(bytes: &'a [u8]) -> Result<Document<'a>> {
         let record = header::read_header(bytes)?;
         let buf = &bytes[..record.end as usize];
