@@ -121,8 +121,9 @@ fn deserialize_document<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Re
 }
 
 /// Deserializes an owned value from a document in either mode: a packed array's elements
-/// (spec §13) are read from its columns, their strings moved out of the decoded pages (no
-/// `Value` or ordinary document is built); the rest is read as [`from_slice`] reads it.
+/// (spec §13) are read from its columns, each string copied out of its decoded page as
+/// the element takes it (no `Value` or ordinary document is built); the rest is read as
+/// [`from_slice`] reads it.
 pub fn from_slice_owned<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T> {
     deserialize_document(bytes)
 }

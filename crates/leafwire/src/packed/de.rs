@@ -1,7 +1,8 @@
 //! serde straight from a packed array's columns (spec §13): each element is deserialized by
 //! taking the next entries of its nodes' streams, the unshredder's own steps, with no
-//! `Value` built in between. Strings move out of their decoded pages; object keys are lent
-//! from the group's key table; residual values go through `Value`'s deserializer.
+//! `Value` built in between. Strings are lent from their decoded pages' text (a `String`
+//! field then allocates as it takes one, in row order); object keys are lent from the
+//! group's key table; residual values go through `Value`'s deserializer.
 //!
 //! Every stripe's columns are decoded before the first element is handed over (a stripe
 //! at a time would need the reader to hold both a stripe's streams and the unshredder
@@ -182,7 +183,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
             kind::BOOL => visitor.visit_bool(step!(u.bool(node), dir)),
             kind::INT => visitor.visit_i64(step!(u.int(node), dir)),
             kind::FLOAT => visitor.visit_f64(step!(u.float(node), dir)),
-            kind::STRING => visitor.visit_string(step!(u.string(node), dir)),
+            kind::STRING => visitor.visit_str(step!(u.string(node), dir)),
             kind::RESIDUAL => step!(u.residual(node), dir).deserialize_any(visitor),
             kind::ARRAY => {
                 let (len, elements) = step!(u.array(node), dir);
@@ -264,7 +265,7 @@ impl<'de> de::Deserializer<'de> for Element<'_, '_, '_> {
         let k = self.kind()?;
         let Element { u, node, dir, .. } = self;
         match k {
-            kind::STRING => visitor.visit_enum(IntoDeserializer::<Error>::into_deserializer(step!(u.string(node), dir))),
+            kind::STRING => visitor.visit_enum(StrDeserializer::<Error>::new(step!(u.string(node), dir))),
             kind::RESIDUAL => de::Deserializer::deserialize_enum(step!(u.residual(node), dir), name, variants, visitor),
             // `{variant: content}`, as the serializer writes every other variant.
             kind::OBJECT if u.is_keyed(node) => match step!(u.map(node), dir) {

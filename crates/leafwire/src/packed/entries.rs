@@ -5,8 +5,6 @@
 //! about the layout of such a group lives here: which objects are packed, the checks a
 //! reader makes on the group's shape, and reading the object, its keys, or one entry.
 
-use std::borrow::Cow;
-
 use super::group::{unshred_error, Group, PackOptions, PathStep};
 use super::shred::{kind, Role, OVER_BUDGET};
 use super::{decode_budget, leaves_at_least, open_block, shred, write_block, MIN_GROUP_LEAVES};
@@ -134,13 +132,13 @@ fn keys_of(group: &Group, key_node: usize, budget: &mut u64) -> Result<Vec<Strin
     let mut keys = Vec::with_capacity(group.len());
     for s in 0..group.stripe_count() {
         let at = group.load_stripe(s, Some(&keep), &mut work, budget, &mut totals)?;
-        let stripe = std::mem::take(&mut work.nodes[key_node].strings);
+        let stripe = &work.nodes[key_node].texts;
         if stripe.len() != work.len {
             return Err(Error::malformed(at as u64, "packed object: a stripe's keys differ in number from its entries"));
         }
-        let cost = stripe.iter().map(|k| 1 + k.len() as u64).sum::<u64>();
+        let cost = (stripe.len() + stripe.text_len()) as u64;
         *budget = budget.checked_sub(cost).ok_or_else(|| unshred_error(OVER_BUDGET, at))?;
-        keys.extend(stripe.into_iter().map(Cow::into_owned));
+        keys.extend(stripe.iter().map(str::to_owned));
     }
     Ok(keys)
 }

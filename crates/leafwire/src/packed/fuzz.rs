@@ -55,7 +55,7 @@ pub(crate) fn page(data: &[u8]) {
             let v: Vec<String> = text.split(',').map(str::to_owned).collect();
             let mut out = Vec::new();
             select::write_strings(&v, 0, true, true, &mut out).unwrap();
-            (out, v.len(), PageValues::Strings(v))
+            (out, v.len(), PageValues::Strings(v.iter().collect()))
         }
     };
     if n == 0 {

@@ -988,7 +988,7 @@ impl<'a> Group<'a> {
                 return Ok(());
             }
             PageValues::Strings(v) => {
-                append(&mut node.strings, v.into_iter().map(Cow::Owned).collect());
+                node.texts.append(v);
                 return Ok(());
             }
             PageValues::Ints(v) => v,

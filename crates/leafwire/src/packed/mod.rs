@@ -19,6 +19,7 @@ pub(crate) mod shred;
 pub(crate) mod split;
 pub(crate) mod string;
 pub(crate) mod symbols;
+pub(crate) mod texts;
 pub(crate) mod zstd_stage;
 
 #[cfg(test)]
@@ -244,7 +245,7 @@ pub(crate) mod codec {
 pub(crate) enum PageValues {
     Ints(Vec<i64>),
     Floats(Vec<f64>),
-    Strings(Vec<String>),
+    Strings(texts::Texts),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,7 +310,7 @@ fn read_stream(r: &mut Reader, n: usize, kind: PageKind) -> Result<PageValues> {
             PageValues::Floats(v)
         }
         PageKind::Strings => {
-            let mut v = Vec::new();
+            let mut v = texts::Texts::default();
             string::read_strings(r, n, 0, None, &mut v)?;
             PageValues::Strings(v)
         }

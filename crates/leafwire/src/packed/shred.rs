@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use super::texts::Texts;
 use crate::value::{IntMap, Map, TypedArray, TypedData, Value};
 
 /// Nodes deeper than this below the group's root hold their values as residual (§3.6).
@@ -76,6 +77,9 @@ pub(crate) struct Node<'v> {
     /// The nodes of tuple positions 0, 1, … (`NO_NODE` where there is none), made with
     /// `fields`: a tuple's elements are found without hashing their roles.
     positions: Vec<usize>,
+    /// The nodes of array elements and of map values, made with `fields`.
+    element: Option<usize>,
+    map_value: Option<usize>,
     /// How many children the node had when `positions` was made (a stripe reader indexes
     /// the same tree once per stripe; only a tree that grew needs it again).
     indexed_children: usize,
@@ -83,8 +87,11 @@ pub(crate) struct Node<'v> {
     pub bools: Vec<bool>,
     pub ints: Vec<i64>,
     pub floats: Vec<f64>,
-    /// Borrowed from the input when shredding, owned when read from pages.
+    /// The strings being shredded, borrowed from the input where they can be.
     pub strings: Vec<Cow<'v, str>>,
+    /// The strings decoded from pages (or moved here from `strings` by the unshredder),
+    /// in one buffer: each is allocated only when an element takes it.
+    pub texts: Texts,
     pub shape: Vec<u32>,
     pub len: Vec<u64>,
     /// Keys of map entries: intmap keys, or key indexes of keyed objects.
@@ -117,6 +124,7 @@ impl Node<'_> {
         self.ints.clear();
         self.floats.clear();
         self.strings.clear();
+        self.texts.clear();
         self.shape.clear();
         self.len.clear();
         self.keys.clear();
@@ -130,7 +138,7 @@ impl Node<'_> {
             bools: self.bools.len(),
             ints: self.ints.len(),
             floats: self.floats.len(),
-            strings: self.strings.len(),
+            strings: self.strings.len() + self.texts.len(),
             shape: self.shape.len(),
             len: self.len.len(),
             keys: self.keys.len(),
@@ -229,6 +237,8 @@ impl<'v> Shredded<'v> {
                 continue;
             }
             n.indexed_children = n.children.len();
+            n.element = n.children.get(&Role::Element).copied();
+            n.map_value = n.children.get(&Role::MapValue).copied();
             n.positions.clear();
             for (role, &c) in &n.children {
                 if let Role::Position(i) = *role {
@@ -829,9 +839,8 @@ pub(crate) const OVER_BUDGET: &str = "the group decodes to more values than the 
 pub(crate) struct Unshredder<'s, 'b> {
     s: &'s Shredded<'static>,
     cursors: Vec<Cursor>,
-    /// The string and residual streams of each node, taken out of `s`: each value is read
-    /// once, so it moves into the element rather than being copied.
-    strings: Vec<std::vec::IntoIter<Cow<'static, str>>>,
+    /// The residual stream of each node, taken out of `s`: each value is read once, so it
+    /// moves into the element rather than being copied.
     residual: Vec<std::vec::IntoIter<Value>>,
     budget: &'b mut u64,
     /// When set, only the nodes marked here are read: an object leaves out the fields
@@ -840,13 +849,18 @@ pub(crate) struct Unshredder<'s, 'b> {
 }
 
 impl<'s, 'b> Unshredder<'s, 'b> {
-    /// Reads the elements of `s`, whose string and residual streams it empties.
+    /// Reads the elements of `s`, whose residual streams it empties (and whose strings it
+    /// moves into their text buffers, where the shredder left them as a list).
     pub fn new(s: &'s mut Shredded<'static>, budget: &'b mut u64) -> Self {
         s.index_fields();
-        let strings = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.strings).into_iter()).collect();
+        for n in &mut s.nodes {
+            for t in std::mem::take(&mut n.strings) {
+                n.texts.push(&t);
+            }
+        }
         let residual = s.nodes.iter_mut().map(|n| std::mem::take(&mut n.residual).into_iter()).collect();
         let s: &'s Shredded<'static> = s;
-        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], strings, residual, budget, keep: None }
+        Unshredder { s, cursors: vec![Cursor::default(); s.nodes.len()], residual, budget, keep: None }
     }
 
     /// Reads only the nodes marked in `keep` (which must hold every kept node's parent).
@@ -940,9 +954,8 @@ impl<'s, 'b> Unshredder<'s, 'b> {
     pub fn check_used_up(&self) -> Result<(), &'static str> {
         for (i, (n, c)) in self.s.nodes.iter().zip(&self.cursors).enumerate() {
             let mut expect = n.ends();
-            // The string and residual streams were taken out of `n`: they must be used up.
+            // The residual streams were taken out of `n`: they must be used up.
             let used_up = |left: usize, read: usize| if left == 0 { read } else { usize::MAX };
-            expect.strings = used_up(self.strings[i].len(), c.strings);
             expect.residual = used_up(self.residual[i].len(), c.residual);
             if !n.mixed() {
                 // A node of one kind has no kind column to read.
@@ -977,7 +990,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
             kind::BOOL => Value::Bool(self.bool(node)?),
             kind::INT => Value::Int(self.int(node)?),
             kind::FLOAT => Value::F64(self.float(node)?),
-            kind::STRING => Value::String(self.string(node)?),
+            kind::STRING => Value::String(self.string(node)?.to_owned()),
             kind::RESIDUAL => self.residual(node)?,
             kind::ARRAY => {
                 let (len, elements) = self.array(node)?;
@@ -1097,7 +1110,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         if n.kinds != 1 << kind::ARRAY || n.tuple.is_some() {
             return None;
         }
-        let elements = n.child(Role::Element)?;
+        let elements = n.element?;
         (self.s.nodes[elements].kinds == 1 << kind::FLOAT).then_some(elements)
     }
 
@@ -1106,10 +1119,12 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         next(&self.s.nodes[node].floats, &mut self.cursors[node].floats)
     }
 
-    /// The next string, moved out of its stream, its bytes charged.
+    /// The next string, its bytes charged.
     #[inline]
-    pub fn string(&mut self, node: usize) -> Result<String, &'static str> {
-        let text = take_next(&mut self.strings[node], &mut self.cursors[node].strings)?.into_owned();
+    pub fn string(&mut self, node: usize) -> Result<&'s str, &'static str> {
+        let at = &mut self.cursors[node].strings;
+        let text = self.s.nodes[node].texts.get(*at).ok_or(RUN_OUT)?;
+        *at += 1;
         self.charge(text.len() as u64)?;
         Ok(text)
     }
@@ -1130,7 +1145,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         self.charge(len)?;
         // One lookup for all the elements.
         let elements = match n.tuple {
-            None if len > 0 => Some(n.child(Role::Element).ok_or(NO_ELEMENT_NODE)?),
+            None if len > 0 => Some(n.element.ok_or(NO_ELEMENT_NODE)?),
             _ => None,
         };
         Ok((len as usize, elements))
@@ -1172,7 +1187,7 @@ impl<'s, 'b> Unshredder<'s, 'b> {
         let n = &self.s.nodes[node];
         let len = next(&n.len, &mut self.cursors[node].len)?;
         self.charge(len)?;
-        let values = n.child(Role::MapValue);
+        let values = n.map_value;
         // A map of no entries need not have a value node.
         let values = if len == 0 { values.unwrap_or(0) } else { values.ok_or("a map has no value node")? };
         Ok((len as usize, values))

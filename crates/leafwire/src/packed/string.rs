@@ -3,7 +3,10 @@
 
 use super::codec::*;
 use super::int::{encode_at, read_ints, IntCodec};
-use super::{not_representable, select, Limits, Reader, MAX_NESTING};
+use super::texts::Texts;
+use super::{not_representable, select, Reader, MAX_NESTING};
+#[cfg(test)]
+use super::Limits;
 use crate::error::{Category, Error, Result};
 use crate::format::numbers::write_varint;
 
@@ -176,11 +179,12 @@ pub(crate) fn dictionary<S: AsRef<str>>(values: &[S]) -> (Vec<&str>, Vec<i64>) {
 
 /// Decodes one string stream of `n` values at `pos`; returns the values and the position
 /// after the stream.
+#[cfg(test)]
 pub(crate) fn decode_strings(buf: &[u8], pos: usize, n: usize, limits: &Limits) -> Result<(Vec<String>, usize)> {
     let mut r = Reader::new(buf, pos, limits);
-    let mut out = Vec::new();
+    let mut out = Texts::default();
     read_strings(&mut r, n, 0, None, &mut out)?;
-    Ok((out, r.pos))
+    Ok((out.iter().map(str::to_owned).collect(), r.pos))
 }
 
 pub(crate) fn too_big(r: &Reader, at: usize) -> Error {
@@ -209,13 +213,9 @@ pub(crate) fn read_lengths(r: &mut Reader, n: usize, depth: u32) -> Result<(Vec<
     Ok((out, total))
 }
 
-pub(crate) fn read_strings(
-    r: &mut Reader,
-    n: usize,
-    depth: u32,
-    forbid: Option<u8>,
-    out: &mut Vec<String>,
-) -> Result<()> {
+/// Appends the `n` strings of the stream at `r` to `out`; a nested stream may not use the
+/// codec `forbid` (a dictionary's values are not a dictionary).
+pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<u8>, out: &mut Texts) -> Result<()> {
     r.check_values(n)?;
     if n == 0 {
         return Ok(());
@@ -231,20 +231,13 @@ pub(crate) fn read_strings(
             let (lens, total) = read_lengths(r, n, depth)?;
             let data_at = r.pos;
             let bytes = r.take(total)?;
-            // One check of the page's text, then of the cuts between its strings (a cut
-            // inside a character would leave both sides invalid).
+            // One check of the page's text, then of the cuts between its strings.
             let text = std::str::from_utf8(bytes).map_err(|e| r.err(data_at + e.valid_up_to(), "string is not UTF-8"))?;
-            out.reserve(n);
-            let mut p = 0;
-            for l in lens {
-                let s = text.get(p..p + l).ok_or_else(|| r.err(data_at + p, "string is not UTF-8"))?;
-                out.push(s.to_owned());
-                p += l;
-            }
+            out.push_cut(text, &lens).map_err(|e| r.err(data_at + e.byte, "string is not UTF-8"))?;
         }
         STR_DICT => {
             let d = r.count(1, n, "dictionary size not in 1..=n")?;
-            let mut dict = Vec::new();
+            let mut dict = Texts::default();
             read_strings(r, d, depth + 1, Some(STR_DICT), &mut dict)?;
             let codes_at = r.pos;
             let mut codes = Vec::new();
@@ -260,8 +253,10 @@ pub(crate) fn read_strings(
             if total > r.limits.max_page_bytes {
                 return Err(too_big(r, codes_at));
             }
-            out.reserve(n);
-            out.extend(codes.iter().map(|&c| dict[c as usize].clone()));
+            out.reserve(n, total);
+            for &c in &codes {
+                out.push(dict.get(c as usize).expect("codes checked above"));
+            }
         }
         STR_NUMERIC => {
             // A numeric text's trailing zeros (at most 64, checked below), appended at once.
@@ -278,17 +273,16 @@ pub(crate) fn read_strings(
                     return Err(too_big(r, zeros_at));
                 }
             }
-            out.reserve(n);
             let mut buf = itoa::Buffer::new();
             for (&s, &z) in sig.iter().zip(&zeros) {
                 if !(0..=64).contains(&z) || (s == 0 && z != 0) {
                     return Err(r.err(zeros_at, "numeric text zero count out of range"));
                 }
                 let digits = buf.format(s);
-                let mut text = String::with_capacity(digits.len() + z as usize);
-                text.push_str(digits);
-                text.push_str(&ZEROS[..z as usize]);
-                out.push(text);
+                out.push_with(|text| {
+                    text.push_str(digits);
+                    text.push_str(&ZEROS[..z as usize]);
+                });
             }
         }
         STR_HEX => {
@@ -300,20 +294,21 @@ pub(crate) fn read_strings(
             let (lens, total) = read_lengths(r, n, depth)?;
             let bytes = r.take(total)?;
             let prefix = if flags & 1 != 0 { "0x" } else { "" };
-            if total.saturating_mul(2).saturating_add(n * prefix.len()) > r.limits.max_page_bytes {
+            let decoded = total.saturating_mul(2).saturating_add(n * prefix.len());
+            if decoded > r.limits.max_page_bytes {
                 return Err(too_big(r, flags_at));
             }
             let digits: &[u8; 16] = if flags & 2 != 0 { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
-            out.reserve(n);
+            out.reserve(n, decoded);
             let mut p = 0;
             for l in lens {
-                let mut text = String::with_capacity(prefix.len() + 2 * l);
-                text.push_str(prefix);
-                for &b in &bytes[p..p + l] {
-                    text.push(digits[(b >> 4) as usize] as char);
-                    text.push(digits[(b & 15) as usize] as char);
-                }
-                out.push(text);
+                out.push_with(|text| {
+                    text.push_str(prefix);
+                    for &b in &bytes[p..p + l] {
+                        text.push(digits[(b >> 4) as usize] as char);
+                        text.push(digits[(b & 15) as usize] as char);
+                    }
+                });
                 p += l;
             }
         }

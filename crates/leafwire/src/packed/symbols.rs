@@ -9,6 +9,7 @@ use rustc_hash::FxHashMap;
 use super::codec::STR_SYMBOLS;
 use super::int::{encode_at, IntCodec};
 use super::select::sample;
+use super::texts::Texts;
 use super::Reader;
 use crate::error::Result;
 
@@ -348,7 +349,7 @@ pub(crate) fn write_symbols<S: AsRef<str>>(
 }
 
 /// Appends the n values of a symbol-table stream whose codec byte the caller has read.
-pub(crate) fn read_symbols(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<String>) -> Result<()> {
+pub(crate) fn read_symbols(r: &mut Reader, n: usize, depth: u32, out: &mut Texts) -> Result<()> {
     let s = r.u8()? as usize;
     let lens_at = r.pos;
     let sym_lens = r.take(s)?;
@@ -365,12 +366,12 @@ pub(crate) fn read_symbols(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<S
     let (lens, total) = super::string::read_lengths(r, n, depth)?;
     let data_at = r.pos;
     let data = r.take(total)?;
-    let mut decoded_total: usize = 0;
-    out.reserve(n);
+    // The page's text decoded whole, then checked as UTF-8 once (with its cuts).
+    let mut text = Vec::with_capacity(total.saturating_mul(2).min(r.limits.max_page_bytes));
+    let mut ends = Vec::with_capacity(n);
     let mut p = 0;
-    for l in lens {
+    for &l in &lens {
         let enc = &data[p..p + l];
-        let mut text = Vec::with_capacity(l * 2);
         let mut i = 0;
         while i < enc.len() {
             let c = enc[i];
@@ -384,13 +385,16 @@ pub(crate) fn read_symbols(r: &mut Reader, n: usize, depth: u32, out: &mut Vec<S
                 return Err(r.err(data_at + p + i, "symbol code not in the table, or an escape at the end"));
             }
         }
-        decoded_total += text.len();
-        if decoded_total > r.limits.max_page_bytes {
+        if text.len() > r.limits.max_page_bytes {
             return Err(super::string::too_big(r, data_at + p));
         }
-        out.push(String::from_utf8(text).map_err(|_| r.err(data_at + p, "string is not UTF-8"))?);
+        ends.push(text.len());
         p += l;
     }
+    // Reported at the encoded start of the string the bad byte (or cut) is in.
+    let texts = Texts::from_utf8(text, ends)
+        .map_err(|e| r.err(data_at + lens[..e.string].iter().sum::<usize>(), "string is not UTF-8"))?;
+    out.append(texts);
     Ok(())
 }
 

@@ -229,7 +229,7 @@ mod tests {
         let lim = Limits::default();
         assert_eq!(
             decode_page(&best, 0, best.len(), values.len(), PageKind::Strings, &lim).unwrap(),
-            PageValues::Strings(values)
+            PageValues::Strings(values.iter().collect())
         );
     }
 
