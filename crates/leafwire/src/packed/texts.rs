@@ -2,9 +2,8 @@
 //!
 //! Pages decode into this form (one copy of a page's text, no allocation per string), and
 //! readers take each string when they reach it: a struct's `String` is then allocated in
-//! the order the rows are built, as an unpacked decode allocates it, instead of column by
-//! column ahead of the rows (which cost the GraphQL orders' packed decode about a third
-//! more time than its instructions accounted for).
+//! the order the rows are built, as an unpacked decode allocates it, and a reader that
+//! wants a few elements of a page allocates only theirs.
 
 /// The strings of a stream, in order.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
