@@ -3,7 +3,7 @@
 //! drift in clock speed or cache state hits every peer alike.
 //!
 //! A sample runs one case `n` times back to back; `n` is chosen so that a
-//! sample lasts about `Plan::target_sample_us`. A result is dropped inside the
+//! sample lasts about `Plan::target_sample_us` once warm. A result is dropped inside the
 //! clock (freeing a decoded tree is part of decoding it); inputs made by a
 //! setup closure, and whatever the timed closure hands back, are dropped
 //! outside it.
@@ -104,6 +104,23 @@ impl<'a> Case<'a> {
     }
 }
 
+/// Calls per sample so that one lasts about `target` ns, grown from a single call, each
+/// try's time predicting the next (at most 100 times as many calls). A single first call
+/// alone is no guide: cold caches and page faults made one lookup of 107 ns take 135 µs,
+/// and its samples were 37 calls (4 µs) long instead of 5 ms.
+fn calls_per_sample(case: &mut Case<'_>, target: f64) -> u64 {
+    let cap = case.max_batch.min(10_000_000);
+    let mut n = 1u64;
+    loop {
+        let took = (case.sample)(n).as_nanos().max(1) as f64;
+        let predicted = ((target * n as f64 / took).floor() as u64).clamp(1, cap);
+        if took >= target / 2.0 || n >= cap {
+            return predicted;
+        }
+        n = predicted.clamp(n + 1, n.saturating_mul(100)).min(cap);
+    }
+}
+
 /// Calibrate, warm up and measure all cases interleaved. Returns one
 /// `Stats` per case, in order.
 pub fn measure(cases: &mut [Case<'_>], plan: &Plan) -> Vec<Stats> {
@@ -111,8 +128,7 @@ pub fn measure(cases: &mut [Case<'_>], plan: &Plan) -> Vec<Stats> {
     let mut iters = Vec::with_capacity(cases.len());
     let mut reps = Vec::with_capacity(cases.len());
     for case in cases.iter_mut() {
-        let once = (case.sample)(1).as_nanos().max(1) as f64;
-        let n = ((target / once).floor() as u64).clamp(1, case.max_batch.min(10_000_000));
+        let n = calls_per_sample(case, target);
         let warm_start = Instant::now();
         let per_call = loop {
             let per_call = (case.sample)(n).as_nanos() as f64 / n as f64;
@@ -139,4 +155,36 @@ pub fn measure(cases: &mut [Case<'_>], plan: &Plan) -> Vec<Stats> {
         round += 1;
     }
     samples.into_iter().zip(iters).map(|(s, n)| Stats::from_samples(s, n)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case whose first call is slow (cold) and the rest take `warm` ns each.
+    fn cold_then_warm(first: u64, warm: u64) -> Case<'static> {
+        let mut calls = 0u64;
+        let sample = move |n: u64| {
+            let cold = if calls == 0 { first - warm } else { 0 };
+            calls += n;
+            Duration::from_nanos(cold + warm * n)
+        };
+        Case { sample: Box::new(sample), max_batch: u64::MAX }
+    }
+
+    #[test]
+    fn a_slow_first_call_does_not_shorten_the_samples() {
+        let target = 5e6;
+        let n = calls_per_sample(&mut cold_then_warm(135_000, 107), target);
+        let per_sample = n as f64 * 107.0;
+        assert!((0.9 * target..=1.1 * target).contains(&per_sample), "{n} calls last {per_sample} ns");
+        // A call longer than a sample is one call per sample.
+        assert_eq!(calls_per_sample(&mut cold_then_warm(9_000_000, 8_000_000), target), 1);
+    }
+
+    #[test]
+    fn calls_per_sample_respect_the_batch_cap() {
+        let mut case = cold_then_warm(1_000, 10).max_batch(500);
+        assert_eq!(calls_per_sample(&mut case, 5e6), 500);
+    }
 }
