@@ -136,7 +136,7 @@ fn keys_of(group: &Group, key_node: usize, budget: &mut u64) -> Result<Vec<Strin
         if stripe.len() != work.len {
             return Err(Error::malformed(at as u64, "packed object: a stripe's keys differ in number from its entries"));
         }
-        let cost = (stripe.len() + stripe.text_len()) as u64;
+        let cost = (stripe.len() + stripe.total_len()) as u64;
         *budget = budget.checked_sub(cost).ok_or_else(|| unshred_error(OVER_BUDGET, at))?;
         keys.extend(stripe.iter().map(str::to_owned));
     }

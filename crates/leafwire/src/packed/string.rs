@@ -242,6 +242,8 @@ pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<
             let codes_at = r.pos;
             let mut codes = Vec::new();
             read_ints(r, n, depth + 1, None, &mut codes)?;
+            // The strings share the dictionary's text, but each is its own when read
+            // out: what they expand to is bounded as other codecs' text is.
             let mut total: usize = 0;
             for &code in &codes {
                 let s = usize::try_from(code)
@@ -253,10 +255,7 @@ pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<
             if total > r.limits.max_page_bytes {
                 return Err(too_big(r, codes_at));
             }
-            out.reserve(n, total);
-            for &c in &codes {
-                out.push(dict.get(c as usize).expect("codes checked above"));
-            }
+            out.push_codes(&dict, &codes).expect("codes checked above");
         }
         STR_NUMERIC => {
             // A numeric text's trailing zeros (at most 64, checked below), appended at once.
@@ -299,7 +298,6 @@ pub(crate) fn read_strings(r: &mut Reader, n: usize, depth: u32, forbid: Option<
                 return Err(too_big(r, flags_at));
             }
             let digits: &[u8; 16] = if flags & 2 != 0 { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
-            out.reserve(n, decoded);
             let mut p = 0;
             for l in lens {
                 out.push_with(|text| {

@@ -392,7 +392,7 @@ pub(crate) fn read_symbols(r: &mut Reader, n: usize, depth: u32, out: &mut Texts
         p += l;
     }
     // Reported at the encoded start of the string the bad byte (or cut) is in.
-    let texts = Texts::from_utf8(text, ends)
+    let texts = Texts::from_utf8(text, &ends)
         .map_err(|e| r.err(data_at + lens[..e.string].iter().sum::<usize>(), "string is not UTF-8"))?;
     out.append(texts);
     Ok(())
