@@ -138,6 +138,7 @@ impl Node<'_> {
             bools: self.bools.len(),
             ints: self.ints.len(),
             floats: self.floats.len(),
+            // One of the two is empty: the shredder fills `strings`, pages `texts`.
             strings: self.strings.len() + self.texts.len(),
             shape: self.shape.len(),
             len: self.len.len(),
