@@ -103,9 +103,9 @@ pub fn compact(input: &Path, output: Option<&Path>, checksums: bool, mode: PackM
         PackMode::Keep | PackMode::Unpack => None,
     };
     if let Some(pack) = pack {
-        // Packing needs every element of a group at once: through a decoded value.
-        let value = doc.root().to_value_with(crate::READ_DEPTH).map_err(|e| Failure::leafwire(input, e))?;
-        let packed = leafwire::encode_packed(&value, &pack).map_err(|e| Failure::leafwire(input, e))?;
+        // Packing needs every element of a group at once: through the document's borrowed
+        // tree (`pack` decodes an already packed one).
+        let packed = leafwire::pack_with(file.as_bytes(), crate::READ_DEPTH, &pack).map_err(|e| Failure::leafwire(input, e))?;
         return crate::convert::write_document(&packed, output, Some(input), checksums);
     }
     let recode = |w: &mut dyn Write| {

@@ -38,15 +38,6 @@ pub fn dumps<'py>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize) ->
     planned(py, obj, max_depth, |planner, root| planner.write(root)).unwrap_or(Ok(None))
 }
 
-/// The value `obj` stands for if every object in it has a fast form, read from the plan
-/// without laying out a document (packed mode shreds a `Value`); `None` otherwise.
-pub fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>, max_depth: usize) -> Option<leafwire::Value> {
-    planned(py, obj, max_depth, |planner, root| {
-        direct::plan_to_value(&planner.levels, planner.keys.as_direct(), root, &Objects).ok()
-    })
-    .flatten()
-}
-
 /// Plans `obj` and hands the planner and the root's slot to `then`; `None` if some object
 /// in it has no fast form. The planner's buffers go back to the thread's scratch after.
 fn planned<'py, R>(py: Python<'py>, obj: &Bound<'py, PyAny>, max_depth: usize, then: impl FnOnce(&mut Planner<'py>, Child) -> R) -> Option<R> {

@@ -87,17 +87,12 @@ fn dumps<'py>(
     if zstd.is_some_and(|l| !(1..=22).contains(&l)) || lossy_float_step.is_some_and(|t| !(-60..=60).contains(&t)) {
         return Err(errors::bad_argument("zstd must be 1-22 and lossy_float_step -60..60"));
     }
-    // Packed mode (spec §13) shreds a value: the fast path's plan read as one, or else the
-    // ordinary bytes decoded (the general path owns `default` and every error).
-    let value = match dumps_fast::to_value(py, obj, check_depth(max_depth)?) {
-        Some(value) => value,
-        None => {
-            let plain = dumps_plain(py, obj, default, max_depth)?;
-            leafwire::decode_with(plain.as_bytes(), max_depth).map_err(|e| to_py(py, e, Side::Encode))?
-        }
-    };
+    // Packed mode (spec §13) shreds the ordinary document's borrowed tree (`leafwire::pack`:
+    // no value with a `String` per key and per string in between).
+    let plain = dumps_plain(py, obj, default, max_depth)?;
     let options = leafwire::PackOptions { zstd_level: zstd, lossy_step: lossy_float_step, columns_only };
-    let bytes = py.detach(|| leafwire::encode_packed(&value, &options)).map_err(|e| to_py(py, e, Side::Encode))?;
+    let plain = plain.as_bytes();
+    let bytes = py.detach(|| leafwire::pack_with(plain, max_depth, &options)).map_err(|e| to_py(py, e, Side::Encode))?;
     Ok(PyBytes::new(py, &bytes))
 }
 

@@ -56,3 +56,27 @@ fn typed_arrays_of_every_alignment_follow_strings_of_every_length() {
         assert_eq!(leafwire::decode(&bytes).unwrap(), v);
     }
 }
+
+/// A row of a masked f64 array, read alone, copies its own bits of the integer mask: rows
+/// of 5 start at bits 0, 5 and 10 of the mask (mid-byte), and each comes back with its
+/// integers as integers, in `decode` and in `TypedRef::to_typed_array`.
+#[test]
+fn rows_of_a_masked_array_keep_their_own_mask_bits() {
+    let rows = 3;
+    let (mut data, mut mask) = (Vec::new(), Vec::new());
+    for i in 0..rows * 5 {
+        let int = i % 3 == 0 || i == 7;
+        data.push(if int { i as f64 } else { i as f64 + 0.5 });
+        mask.push(int);
+    }
+    let value = Value::Typed(TypedArray::with_int_mask(data.clone(), vec![rows, 5], mask.clone()).unwrap());
+    let bytes = leafwire::AlignedBytes::new(&leafwire::encode(&value).unwrap());
+    assert_eq!(leafwire::decode(&bytes).unwrap(), value);
+    let doc = leafwire::Document::open(&bytes).unwrap();
+    for r in 0..rows {
+        let row = doc.root().at(r).unwrap().typed().unwrap().to_typed_array();
+        let range = r * 5..r * 5 + 5;
+        let expected = TypedArray::with_int_mask(data[range.clone()].to_vec(), vec![5], mask[range].to_vec()).unwrap();
+        assert_eq!(row, expected, "row {r}");
+    }
+}

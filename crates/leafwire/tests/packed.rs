@@ -201,3 +201,65 @@ fn a_group_of_records_that_compresses_better_as_text_is_kept_whole() {
     assert_eq!(root.packed_element(299).unwrap(), plain);
     assert_eq!(to_json(&packed).unwrap(), to_json(&encode(&value).unwrap()).unwrap());
 }
+
+mod common;
+
+/// `pack` (and so `to_vec_packed` and `from_json_packed`) reads a document's borrowed tree
+/// where `encode_packed` reads an owned `Value`: both must write the same bytes, with every
+/// option, on the corpora (the shared one too when present, gzipped files included),
+/// the records above and random values.
+#[test]
+fn packing_a_document_writes_what_packing_its_value_writes() {
+    let options = [
+        PackOptions::default(),
+        PackOptions { zstd_level: Some(3), ..Default::default() },
+        PackOptions { lossy_step: Some(-10), ..Default::default() },
+        PackOptions { columns_only: true, ..Default::default() },
+    ];
+    let mut texts = vec![("records".to_string(), records().into_bytes())];
+    for c in common::corpus::corpora() {
+        for rel in &c.files {
+            let bytes = c.read(rel);
+            let text = if rel.ends_with(".gz") {
+                let mut text = Vec::new();
+                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text).unwrap();
+                text
+            } else {
+                bytes
+            };
+            texts.push((format!("{}/{rel}", c.name), text));
+        }
+    }
+    for (name, text) in &texts {
+        let document = leafwire::json::from_json(text).unwrap();
+        let value = decode(&document).unwrap();
+        for (i, o) in options.iter().enumerate() {
+            // The countries take seconds per option: the default is enough for them.
+            if i > 0 && text.len() > 4 << 20 {
+                continue;
+            }
+            let packed = leafwire::pack(&document, o).unwrap();
+            assert!(packed == encode_packed(&value, o).unwrap(), "{name}, options {i}");
+            if i == 0 {
+                // A packed document packs again to itself.
+                assert!(leafwire::pack(&packed, o).unwrap() == packed, "{name}: packed twice");
+                // Typed arrays are read in place where the bytes are 8-aligned in memory,
+                // and copied where not: the same bytes either way.
+                let mut shifted = vec![0u8; document.len() + 1];
+                shifted[1..].copy_from_slice(&document);
+                assert!(leafwire::pack(&shifted[1..], o).unwrap() == packed, "{name}: misaligned");
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_documents_pack_as_their_values_do(values in proptest::collection::vec(common::value(), 0..80)) {
+        let document = encode(&Value::Array(values)).unwrap();
+        let value = decode(&document).unwrap();
+        let options = PackOptions::default();
+        proptest::prop_assert!(leafwire::pack(&document, &options).unwrap() == encode_packed(&value, &options).unwrap());
+    }
+}

@@ -25,7 +25,7 @@ pub use keys::KeyTable;
 pub(crate) use keys::KeyGuesses;
 pub use tree::plan_to_value;
 pub(crate) use tree::ValueSink;
-pub(crate) use value::{encode_value, plan_value};
+pub(crate) use value::{encode_input, encode_value, plan_value};
 pub use write::{write_document, write_document_into, write_document_to, write_section_into, Keys, Source, TypedBlock};
 
 use crate::error::{Category, Error, Result};

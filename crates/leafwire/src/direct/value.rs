@@ -9,6 +9,7 @@ use crate::error::{Category, Error, Result};
 use crate::format::header;
 use crate::format::numbers::signed_width;
 use crate::format::{is_bignum_text, tag, FLAG_PACKED};
+use crate::packed::input::{Input, View};
 use crate::packed::{self, PackOptions};
 use crate::table::Table;
 use crate::value::{TypedArray, Value};
@@ -16,20 +17,27 @@ use crate::value::{TypedArray, Value};
 /// Encodes `value` canonically, accepting nesting up to `max_depth` containers; with
 /// `pack`, its large arrays become packed arrays (spec §13).
 pub(crate) fn encode_value(value: &Value, max_depth: usize, pack: Option<&PackOptions>) -> Result<Vec<u8>> {
+    encode_input(value, max_depth, pack)
+}
+
+/// [`encode_value`] of any tree the packed encoder reads (a borrowed one in
+/// `to_vec_packed`).
+pub(crate) fn encode_input<T: Input>(value: &T, max_depth: usize, pack: Option<&PackOptions>) -> Result<Vec<u8>> {
     let (document, root_tag, packed_bytes) = with_planner(max_depth, pack, |planner| {
         let document = planner.encode(value)?;
         Ok::<_, Error>((document, planner.root_tag, planner.packed.iter().map(Vec::len).sum::<usize>()))
     })?;
-    match (pack, value) {
+    match (pack, value.view()) {
         // A root object that is not packed, with much of the document outside groups (a
         // configuration, a schema, an API definition): the whole form may cost what zstd
         // makes of its JSON, where the layout's keys, structure and text do not compress.
-        (Some(options), Value::Object(map))
+        (Some(options), View::Object(_))
             if !options.columns_only
                 && root_tag != tag::PACKED_OBJECT
                 && document.len() >= MIN_WHOLE_DOCUMENT
                 && (document.len() - packed_bytes) * 8 > document.len() =>
         {
+            let Value::Object(map) = &*value.as_value() else { unreachable!("the view of an object") };
             let Some(block) = packed::entries::pack_whole(map, options)? else { return Ok(document) };
             let whole = with_planner(max_depth, None, |planner| planner.encode_packed_root(tag::PACKED_OBJECT, block))?;
             Ok(if whole.len() < document.len() { whole } else { document })
@@ -96,8 +104,8 @@ struct Planner<'a> {
     keys: KeyTable<'a>,
     /// Content of the string, bytes and bignum values met, by handle.
     blocks: Vec<&'a [u8]>,
-    typed: Vec<&'a TypedArray>,
-    tables: Vec<&'a Table>,
+    typed: Vec<Cow<'a, TypedArray>>,
+    tables: Vec<Cow<'a, Table>>,
     /// Packed blocks made so far, and whether to make them.
     packed: Vec<Vec<u8>>,
     pack: Option<&'a PackOptions>,
@@ -109,7 +117,7 @@ struct Planner<'a> {
 }
 
 impl<'a> Planner<'a> {
-    fn encode(&mut self, value: &'a Value) -> Result<Vec<u8>> {
+    fn encode<T: Input>(&mut self, value: &'a T) -> Result<Vec<u8>> {
         let (tag, value, _) = self.visit(value, 0)?;
         self.write(Child { tag, key: 0, value })
     }
@@ -137,17 +145,21 @@ impl<'a> Planner<'a> {
     /// Whether packing is asked for and `v` is a kind that may pack (an object only when it
     /// has enough entries; the rest of the rules are `try_pack`'s).
     #[inline]
-    fn may_pack(&self, v: &Value) -> bool {
-        self.pack.is_some() && !matches!(v, Value::Object(m) if m.len() < packed::entries::MIN_OBJECT_ENTRIES)
+    fn may_pack<T: Input>(&self, v: &View<'_, T>) -> bool {
+        self.pack.is_some() && !matches!(v, View::Object(entries) if entries.len() < packed::entries::MIN_OBJECT_ENTRIES)
     }
 
-    /// `v` as a packed array or object, when packing is asked for and pays.
+    /// `v` (whose view is `view`) as a packed array or object, when packing is asked for
+    /// and pays.
     #[inline(never)]
-    fn try_pack(&mut self, v: &Value) -> Result<Option<(u8, u64, u8)>> {
+    fn try_pack<T: Input>(&mut self, v: &T, view: &View<'_, T>) -> Result<Option<(u8, u64, u8)>> {
         let Some(options) = self.pack else { return Ok(None) };
-        let (t, block) = match v {
-            Value::Object(map) => (tag::PACKED_OBJECT, packed::entries::pack_object(map, options)?),
-            _ => (tag::PACKED, self.pack_array(v, options)?),
+        let (t, block) = match view {
+            View::Object(_) => match &*v.as_value() {
+                Value::Object(map) => (tag::PACKED_OBJECT, packed::entries::pack_object(map, options)?),
+                _ => unreachable!("the view of an object"),
+            },
+            _ => (tag::PACKED, Self::pack_array(view, options)?),
         };
         let Some(block) = block else { return Ok(None) };
         self.levels.add_block(block.len());
@@ -155,15 +167,13 @@ impl<'a> Planner<'a> {
         Ok(Some((t, (self.packed.len() - 1) as u64, POINTER)))
     }
 
-    fn pack_array(&self, v: &Value, options: &PackOptions) -> Result<Option<Vec<u8>>> {
-        Ok(match v {
-            Value::Array(items) => packed::pack(items, options)?,
-            Value::Typed(t) if t.len() >= packed::MIN_GROUP_LEAVES && packed::shred::retyped_as_is(t) => {
-                match t.to_nested() {
-                    Value::Array(items) => packed::pack(&items, options)?,
-                    _ => None,
-                }
-            }
+    fn pack_array<T: Input>(view: &View<'_, T>, options: &PackOptions) -> Result<Option<Vec<u8>>> {
+        Ok(match view {
+            View::Array(items) => packed::pack(items, options)?,
+            View::Typed(t) if t.len() >= packed::MIN_GROUP_LEAVES && t.retyped_as_is() => match t.array().to_nested() {
+                Value::Array(items) => packed::pack(&items, options)?,
+                _ => None,
+            },
             _ => None,
         })
     }
@@ -171,9 +181,11 @@ impl<'a> Planner<'a> {
     /// Records `v` (the root at depth 0, or a child of a container at depth `depth` − 1):
     /// returns its tag, its slot value as `Child::value` holds it, and the width it needs.
     #[inline(always)]
-    fn visit(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
-        match self.leaf(v) {
+    fn visit<T: Input>(&mut self, v: &'a T, depth: usize) -> Result<(u8, u64, u8)> {
+        match self.leaf(&v.view()) {
             Some(slot) => Ok(slot),
+            // The view is made again there: handing this one over kept it in memory for
+            // every value (4 % more instructions to encode citm_catalog).
             None => self.visit_composite(v, depth),
         }
     }
@@ -181,27 +193,29 @@ impl<'a> Planner<'a> {
     /// The slot of a scalar, string or bytes value (most values: inline, no call), or
     /// `None` for the others.
     #[inline(always)]
-    fn leaf(&mut self, v: &'a Value) -> Option<(u8, u64, u8)> {
-        Some(match v {
-            Value::Null => (tag::NULL, 0, 1),
-            Value::Bool(b) => (if *b { tag::TRUE } else { tag::FALSE }, 0, 1),
-            Value::Int(x) => (tag::INT, *x as u64, signed_width(*x) as u8),
+    fn leaf<T: Input>(&mut self, v: &View<'a, T>) -> Option<(u8, u64, u8)> {
+        Some(match *v {
+            View::Null => (tag::NULL, 0, 1),
+            View::Bool(b) => (if b { tag::TRUE } else { tag::FALSE }, 0, 1),
+            View::Int(x) => (tag::INT, x as u64, signed_width(x) as u8),
             // Spec §7: a value in i64 is an `int` whatever its source type.
-            Value::UInt(x) if *x <= i64::MAX as u64 => (tag::INT, *x, signed_width(*x as i64) as u8),
-            Value::UInt(x) => (tag::UINT, *x, 8),
-            Value::F64(x) => (tag::F64, x.to_bits(), 8),
-            Value::F32(x) => (tag::F32, x.to_bits() as u64, 4),
-            Value::String(s) => self.block(tag::STRING, s.as_bytes()),
-            Value::Bytes(b) => self.block(tag::BYTES, b),
+            View::UInt(x) if x <= i64::MAX as u64 => (tag::INT, x, signed_width(x as i64) as u8),
+            View::UInt(x) => (tag::UINT, x, 8),
+            View::F64(x) => (tag::F64, x.to_bits(), 8),
+            View::F32(x) => (tag::F32, x.to_bits() as u64, 4),
+            View::String(s) => self.block(tag::STRING, s.as_bytes()),
+            View::Bytes(b) => self.block(tag::BYTES, b),
             _ => return None,
         })
     }
 
-    /// Records a bignum, container, typed array, table or packed block `v`, as `visit` does.
+    /// Records a bignum, container, typed array, table or packed block `v` (whose view is
+    /// `view`), as `visit` does.
     #[inline(never)]
-    fn visit_composite(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
-        Ok(match v {
-            Value::BigNum(s) => {
+    fn visit_composite<T: Input>(&mut self, v: &'a T, depth: usize) -> Result<(u8, u64, u8)> {
+        let view = v.view();
+        Ok(match view {
+            View::BigNum(s) => {
                 if !is_bignum_text(s.as_bytes()) || s.parse::<i64>().is_ok() || s.parse::<u64>().is_ok() {
                     return Err(Error::new(
                         Category::NotRepresentable,
@@ -210,12 +224,13 @@ impl<'a> Planner<'a> {
                 }
                 self.block(tag::BIGNUM, s.as_bytes())
             }
-            Value::Array(_) | Value::Typed(_) | Value::Object(_) if self.may_pack(v) => match self.try_pack(v)? {
+            View::Array(_) | View::Typed(_) | View::Object(_) if self.may_pack(&view) => match self.try_pack(v, &view)? {
                 Some(slot) => slot,
-                None => self.container(v, depth)?,
+                None => self.container(view, depth)?,
             },
-            Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_) => self.container(v, depth)?,
-            Value::Table(t) => {
+            View::Array(_) | View::Object(_) | View::IntMap(_) | View::Typed(_) => self.container(view, depth)?,
+            View::Table(t) => {
+                let t = t.table()?;
                 self.levels.add_table(t.body().len());
                 self.tables.push(t);
                 (tag::TABLE, (self.tables.len() - 1) as u64, POINTER)
@@ -224,11 +239,11 @@ impl<'a> Planner<'a> {
         })
     }
 
-    /// Records a container or typed array `v`, as `visit` does.
+    /// Records a container or typed array (whose view is `view`), as `visit` does.
     #[inline]
-    fn container(&mut self, v: &'a Value, depth: usize) -> Result<(u8, u64, u8)> {
-        Ok(match v {
-            Value::Array(items) => {
+    fn container<T: Input>(&mut self, view: View<'a, T>, depth: usize) -> Result<(u8, u64, u8)> {
+        Ok(match view {
+            View::Array(items) => {
                 let mut node = self.open(tag::ARRAY, items.len(), depth)?;
                 let index = self.levels.open(node, depth);
                 for item in items {
@@ -237,16 +252,15 @@ impl<'a> Planner<'a> {
                 self.levels.close(depth, index, node);
                 (tag::ARRAY, index as u64, POINTER)
             }
-            Value::Object(map) => {
-                let mut node = self.open(tag::OBJECT, map.len(), depth)?;
+            View::Object(entries) => {
+                let mut node = self.open(tag::OBJECT, entries.len(), depth)?;
                 let index = self.levels.open(node, depth);
-                let entries = map.as_slice();
                 for (i, (k, item)) in entries.iter().enumerate() {
                     if let Some((ahead, _)) = entries.get(i + KEY_PREFETCH_AHEAD) {
-                        super::prefetch(ahead.as_ptr());
+                        super::prefetch(ahead.as_ref().as_ptr());
                     }
                     let guess = self.shapes.guess(depth, i);
-                    let id = self.keys.intern_guessed(k.as_bytes(), guess);
+                    let id = self.keys.intern_guessed(k.as_ref().as_bytes(), guess);
                     if guess != Some(id) {
                         self.shapes.note(depth, i, id);
                     }
@@ -255,17 +269,18 @@ impl<'a> Planner<'a> {
                 self.levels.close(depth, index, node);
                 (tag::OBJECT, index as u64, POINTER)
             }
-            Value::IntMap(map) => {
-                let mut node = self.open(tag::INTMAP, map.len(), depth)?;
+            View::IntMap(entries) => {
+                let mut node = self.open(tag::INTMAP, entries.len(), depth)?;
                 let index = self.levels.open(node, depth);
-                for (&k, item) in map {
-                    node.key_width = node.key_width.max(signed_width(k) as u8);
-                    self.child(item, k as u64, depth, &mut node)?;
+                for (k, item) in entries {
+                    node.key_width = node.key_width.max(signed_width(*k) as u8);
+                    self.child(item, *k as u64, depth, &mut node)?;
                 }
                 self.levels.close(depth, index, node);
                 (tag::INTMAP, index as u64, POINTER)
             }
-            Value::Typed(t) => {
+            View::Typed(t) => {
+                let t = t.array();
                 self.levels.add_typed(t.element_type(), &t.shape_u64(), t.int_mask().is_some());
                 self.typed.push(t);
                 (tag::TYPED, (self.typed.len() - 1) as u64, POINTER)
@@ -295,7 +310,7 @@ impl<'a> Planner<'a> {
     /// In line in the container's loop, as `visit` is: scalars and strings (most children)
     /// cost no call; the rest call `visit_composite`, which may recurse.
     #[inline(always)]
-    fn child(&mut self, v: &'a Value, key: u64, depth: usize, node: &mut Node) -> Result<()> {
+    fn child<T: Input>(&mut self, v: &'a T, key: u64, depth: usize, node: &mut Node) -> Result<()> {
         let (tag, value, need) = self.visit(v, depth + 1)?;
         node.need(need);
         self.levels.push(depth, Child { tag, key, value });
@@ -306,8 +321,8 @@ impl<'a> Planner<'a> {
 /// The planner's handles resolved: `Child::value` indexes `blocks` or `typed`.
 struct Blocks<'p, 'a> {
     blocks: &'p [&'a [u8]],
-    typed: &'p [&'a TypedArray],
-    tables: &'p [&'a Table],
+    typed: &'p [Cow<'a, TypedArray>],
+    tables: &'p [Cow<'a, Table>],
     packed: &'p [Vec<u8>],
 }
 
@@ -320,7 +335,7 @@ impl Source for Blocks<'_, '_> {
     }
 
     fn typed(&self, child: &Child) -> TypedBlock<'_> {
-        let t = self.typed[child.value as usize];
+        let t = &self.typed[child.value as usize];
         TypedBlock {
             element: t.element_type(),
             shape: t.shape_u64(),

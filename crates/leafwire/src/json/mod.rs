@@ -44,7 +44,7 @@ pub fn from_json_with(json: &[u8], options: &JsonOptions) -> Result<Vec<u8>> {
 /// Converts JSON text to a packed Leafwire document (spec §13): its large arrays of records
 /// or numbers shredded into compressed columns.
 pub fn from_json_packed(json: &[u8], options: &JsonOptions, pack: &crate::PackOptions) -> Result<Vec<u8>> {
-    crate::encode_packed(&crate::decode(&from_json_with(json, options)?)?, pack)
+    crate::pack(&from_json_with(json, options)?, pack)
 }
 
 /// Converts JSON text to a Leafwire document written into `writer`, the bytes of

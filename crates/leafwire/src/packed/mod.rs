@@ -11,6 +11,7 @@ pub(crate) mod entries;
 pub(crate) mod float;
 pub(crate) mod fuzz;
 pub(crate) mod group;
+pub(crate) mod input;
 pub(crate) mod int;
 pub(crate) mod patched;
 pub(crate) mod residual;
@@ -37,7 +38,7 @@ pub(crate) const MIN_GROUP_LEAVES: usize = 64;
 
 /// The packed block of `elements` (the content of a tag 0x0E block, spec §13), or `None`
 /// when they are too few scalars to pack or the shredder declines them.
-pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<Vec<u8>>> {
+pub(crate) fn pack<T: input::Input>(elements: &[T], options: &PackOptions) -> Result<Option<Vec<u8>>> {
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
@@ -49,9 +50,9 @@ pub(crate) fn pack(elements: &[Value], options: &PackOptions) -> Result<Option<V
 /// group `residual` makes (its values kept whole, §13.3), whichever is smaller. The
 /// residual form is tried only where its pages can be JSON text, and, against a shredded
 /// group, only when their JSON text compresses near enough to it.
-pub(crate) fn or_residual_form<'e>(
+pub(crate) fn or_residual_form<'e, T: input::Input>(
     shredded: Option<Vec<u8>>,
-    elements: &'e [Value],
+    elements: &'e [T],
     residual: impl FnOnce() -> Option<shred::Shredded<'e>>,
     options: &PackOptions,
 ) -> Result<Option<Vec<u8>>> {
@@ -85,16 +86,17 @@ fn write_block(s: Option<shred::Shredded<'_>>, options: &PackOptions) -> Result<
 
 /// Whether `values` hold at least `min` scalars (typed arrays count their elements);
 /// stops counting there.
-pub(crate) fn leaves_at_least(values: &[Value], min: usize) -> bool {
-    fn count(v: &Value, left: &mut usize) {
+pub(crate) fn leaves_at_least<T: input::Input>(values: &[T], min: usize) -> bool {
+    fn count<T: input::Input>(v: &T, left: &mut usize) {
+        use input::View;
         if *left == 0 {
             return;
         }
-        match v {
-            Value::Array(items) => items.iter().for_each(|i| count(i, left)),
-            Value::Object(m) => m.values().for_each(|i| count(i, left)),
-            Value::IntMap(m) => m.values().for_each(|i| count(i, left)),
-            Value::Typed(t) => *left = left.saturating_sub(t.len()),
+        match v.view() {
+            View::Array(items) => items.iter().for_each(|i| count(i, left)),
+            View::Object(entries) => entries.iter().for_each(|(_, i)| count(i, left)),
+            View::IntMap(entries) => entries.iter().for_each(|(_, i)| count(i, left)),
+            View::Typed(t) => *left = left.saturating_sub(t.len()),
             _ => *left -= 1,
         }
     }

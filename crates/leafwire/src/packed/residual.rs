@@ -8,6 +8,7 @@
 //! (spec/design/packed.md, open question 6).
 
 use super::codec::ZSTD;
+use super::input::{Input, View};
 use super::{zstd_stage, Limits, Reader};
 use crate::error::{Category, Error, Result};
 use crate::value::Value;
@@ -70,7 +71,7 @@ fn json_page(document: &[u8], level: i32) -> Option<Vec<u8>> {
 /// from the whole (GraphQL orders: an eighth frames 19 % under its group, the whole 35 %
 /// over), and shredding the sample cost more than this check. A wrong guess costs only
 /// encode time.
-pub(crate) fn json_form_may_win(elements: &[Value], than: usize) -> bool {
+pub(crate) fn json_form_may_win<T: Input>(elements: &[T], than: usize) -> bool {
     let mut text = Capped(Vec::new());
     let mut written = 0;
     for element in elements {
@@ -95,22 +96,22 @@ pub(crate) fn json_form_may_win(elements: &[Value], than: usize) -> bool {
 
 /// About how long `v`'s compact JSON text is: exact for structure, strings without
 /// escapes and integers, 18 bytes for a float.
-fn text_len_guess(v: &Value) -> u64 {
+fn text_len_guess<T: Input>(v: &T) -> u64 {
     fn digits(x: u64) -> u64 {
         x.checked_ilog10().map_or(1, |d| d as u64 + 1)
     }
-    match v {
-        Value::Null | Value::Bool(_) => 5,
-        Value::Int(x) => digits(x.unsigned_abs()) + (*x < 0) as u64,
-        Value::UInt(x) => digits(*x),
-        Value::F64(_) | Value::F32(_) => 18,
-        Value::String(s) | Value::BigNum(s) => s.len() as u64 + 2,
-        Value::Bytes(b) => 2 * b.len() as u64 + 2,
-        Value::Array(items) => 2 + items.iter().map(|i| text_len_guess(i) + 1).sum::<u64>(),
-        Value::Object(map) => 2 + map.iter().map(|(k, i)| k.len() as u64 + 4 + text_len_guess(i)).sum::<u64>(),
-        Value::IntMap(map) => 2 + map.iter().map(|(k, i)| digits(k.unsigned_abs()) + 4 + text_len_guess(i)).sum::<u64>(),
-        Value::Typed(t) => 2 + t.len() as u64 * if matches!(t.data(), crate::value::TypedData::F64(_)) { 19 } else { 4 },
-        Value::Table(t) => t.body().len() as u64,
+    match v.view() {
+        View::Null | View::Bool(_) => 5,
+        View::Int(x) => digits(x.unsigned_abs()) + (x < 0) as u64,
+        View::UInt(x) => digits(x),
+        View::F64(_) | View::F32(_) => 18,
+        View::String(s) | View::BigNum(s) => s.len() as u64 + 2,
+        View::Bytes(b) => 2 * b.len() as u64 + 2,
+        View::Array(items) => 2 + items.iter().map(|i| text_len_guess(i) + 1).sum::<u64>(),
+        View::Object(entries) => 2 + entries.iter().map(|(k, i)| k.as_ref().len() as u64 + 4 + text_len_guess(i)).sum::<u64>(),
+        View::IntMap(entries) => 2 + entries.iter().map(|(k, i)| digits(k.unsigned_abs()) + 4 + text_len_guess(i)).sum::<u64>(),
+        View::Typed(t) => 2 + t.len() as u64 * if t.element_type() == crate::format::ElementType::F64 { 19 } else { 4 },
+        View::Table(t) => t.table().map_or(0, |t| t.body().len() as u64),
     }
 }
 
@@ -142,20 +143,15 @@ const LEVEL_GAIN: (u64, u64) = (6, 5);
 /// Whether JSON text gives `v` back as the same value, as §11 reads JSON: no bytes,
 /// `f32`, intmaps, tables or non-finite numbers, and only typed arrays that JSON typing
 /// makes again (§13.1).
-pub(crate) fn json_exact(v: &Value) -> bool {
-    match v {
-        Value::Null | Value::Bool(_) | Value::Int(_) | Value::UInt(_) | Value::String(_) | Value::BigNum(_) => true,
-        Value::F64(x) => x.is_finite(),
-        Value::Array(items) => items.iter().all(json_exact),
-        Value::Object(map) => map.values().all(json_exact),
-        Value::Typed(t) => {
-            super::shred::retyped_as_is(t)
-                && match t.data() {
-                    crate::value::TypedData::F64(xs) => xs.iter().all(|x| x.is_finite()),
-                    _ => true,
-                }
-        }
-        Value::F32(_) | Value::Bytes(_) | Value::IntMap(_) | Value::Table(_) => false,
+pub(crate) fn json_exact<T: Input>(v: &T) -> bool {
+    match v.view() {
+        View::Null | View::Bool(_) | View::Int(_) | View::UInt(_) | View::String(_) | View::BigNum(_) => true,
+        View::F64(x) => x.is_finite(),
+        View::Array(items) => items.iter().all(json_exact),
+        View::Object(entries) => entries.iter().all(|(_, v)| json_exact(v)),
+        // Read back with its element type, and every element written as JSON (no NaN).
+        View::Typed(t) => t.retyped_as_is() && t.all_finite(),
+        View::F32(_) | View::Bytes(_) | View::IntMap(_) | View::Table(_) => false,
     }
 }
 

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use indexmap::IndexSet;
 use rustc_hash::{FxBuildHasher, FxHashMap};
 
+use super::input::{Input, View};
 use super::texts::Texts;
 use crate::value::{IntMap, Map, TypedArray, TypedData, Value};
 
@@ -297,7 +298,7 @@ struct Decisions {
 
 /// Shreds `elements` in stripes of at most `stripe_values` values per node; `None` if the
 /// group would need more than `MAX_GROUP_NODES` nodes.
-pub(crate) fn shred_in(elements: &[Value], stripe_values: usize) -> Option<Shredded<'_>> {
+pub(crate) fn shred_in<T: Input>(elements: &[T], stripe_values: usize) -> Option<Shredded<'_>> {
     shred_seeded(elements, stripe_values, Decisions::default())
 }
 
@@ -309,7 +310,7 @@ pub(crate) fn shred_entries(entries: &[Value], stripe_values: usize) -> Option<S
     shred_seeded(entries, stripe_values, seed)
 }
 
-fn shred_seeded(elements: &[Value], stripe_values: usize, seed: Decisions) -> Option<Shredded<'_>> {
+fn shred_seeded<T: Input>(elements: &[T], stripe_values: usize, seed: Decisions) -> Option<Shredded<'_>> {
     let first = walk(elements, &seed, stripe_values)?;
     let mut decisions = seed;
     decide_keyed(&first, &mut decisions);
@@ -332,18 +333,18 @@ pub(crate) fn shred(elements: &[Value]) -> Option<Shredded<'_>> {
 /// The residual form of a group (§13.3): every element kept whole in the root node's
 /// residual column, for subtrees that shred worse than their JSON compresses (a packed
 /// object's whole form, §13.7, is this form of the one-element group of the object).
-pub(crate) fn shred_residual(elements: &[Value], stripe_values: usize) -> Option<Shredded<'_>> {
+pub(crate) fn shred_residual<T: Input>(elements: &[T], stripe_values: usize) -> Option<Shredded<'_>> {
     walk_with(elements, &Decisions::default(), stripe_values, Some(0))
 }
 
-fn walk<'v>(elements: &'v [Value], decisions: &Decisions, stripe_values: usize) -> Option<Shredded<'v>> {
+fn walk<'v, T: Input>(elements: &'v [T], decisions: &Decisions, stripe_values: usize) -> Option<Shredded<'v>> {
     walk_with(elements, decisions, stripe_values, None)
 }
 
 /// Shreds `elements`; `residual_at` names the node whose values are all kept whole, if any
 /// (the root, the only node made before the walk).
-fn walk_with<'v>(
-    elements: &'v [Value],
+fn walk_with<'v, T: Input>(
+    elements: &'v [T],
     decisions: &Decisions,
     stripe_values: usize,
     residual_at: Option<usize>,
@@ -512,7 +513,7 @@ impl<'v> Walker<'_, '_, 'v> {
     }
 
     /// Shreds `v` into `node` and its descendants.
-    fn descend(&mut self, node: usize, role: Role, v: &'v Value) -> Option<()> {
+    fn descend<T: Input>(&mut self, node: usize, role: Role, v: &'v T) -> Option<()> {
         let c = self.child(node, role)?;
         self.path.push(role);
         let done = self.value(c, v);
@@ -520,88 +521,94 @@ impl<'v> Walker<'_, '_, 'v> {
         done
     }
 
-    fn value(&mut self, node: usize, v: &'v Value) -> Option<()> {
-        let k = self.kind_of(node, v);
-        match (k, v) {
-            (kind::STRING, Value::String(x)) => self.add_kinds(node, k, 1).strings.push(Cow::Borrowed(x)),
+    fn value<T: Input>(&mut self, node: usize, v: &'v T) -> Option<()> {
+        let view = v.view();
+        let k = self.kind_of(node, &view);
+        match (k, view) {
+            (kind::STRING, View::String(x)) => self.add_kinds(node, k, 1).strings.push(Cow::Borrowed(x)),
             // A typed array of the input is the array of arrays of numbers it stands for.
-            (kind::ARRAY, Value::Typed(t)) => {
+            (kind::ARRAY, View::Typed(t)) => {
                 self.add_kinds(node, k, 1);
-                return self.typed_array(node, t, 0, 0);
+                return match t.f64_in_place() {
+                    Some((shape, data)) => self.typed_array(node, &InPlace { shape, data }, 0, 0),
+                    None => self.typed_array(node, &*t.array(), 0, 0),
+                };
             }
-            (kind::ARRAY, Value::Array(items)) => {
+            (kind::ARRAY, View::Array(items)) => {
                 self.add_kinds(node, k, 1);
                 return self.value_array(node, items);
             }
-            (kind::OBJECT, Value::Object(map)) => {
+            (kind::OBJECT, View::Object(entries)) => {
                 self.add_kinds(node, k, 1);
-                return self.object(node, map);
+                return self.object(node, entries);
             }
-            (kind::INTMAP, Value::IntMap(map)) => {
+            (kind::INTMAP, View::IntMap(entries)) => {
                 self.add_kinds(node, k, 1);
-                return self.intmap(node, map);
+                return self.intmap(node, entries);
             }
-            _ => self.scalar(node, k, v),
+            (k, view) => self.scalar(node, k, &view, v),
         }
         Some(())
     }
 
-    /// The kind `v` is stored as at `node`.
-    fn kind_of(&self, node: usize, v: &Value) -> u8 {
+    /// The kind a value with this view is stored as at `node`.
+    fn kind_of<T: Input>(&self, node: usize, v: &View<'_, T>) -> u8 {
         match v {
             _ if self.s.nodes[node].depth > MAX_SHRED_DEPTH || self.residual_at == Some(node) => kind::RESIDUAL,
-            Value::Null => kind::NULL,
-            Value::Bool(_) => kind::BOOL,
-            Value::Int(_) => kind::INT,
-            Value::UInt(x) if *x <= i64::MAX as u64 => kind::INT,
-            Value::F64(_) => kind::FLOAT,
-            Value::String(_) => kind::STRING,
+            View::Null => kind::NULL,
+            View::Bool(_) => kind::BOOL,
+            View::Int(_) => kind::INT,
+            View::UInt(x) if *x <= i64::MAX as u64 => kind::INT,
+            View::F64(_) => kind::FLOAT,
+            View::String(_) => kind::STRING,
             // A typed array that decoding (which types numbers as JSON text is typed, spec
             // §13) would not give back with its element type is kept whole.
-            Value::Typed(t) if !retyped_as_is(t) => kind::RESIDUAL,
-            Value::Array(_) | Value::Typed(_) => kind::ARRAY,
-            Value::Object(_) => kind::OBJECT,
-            Value::IntMap(_) => kind::INTMAP,
-            Value::UInt(_) | Value::F32(_) | Value::Bytes(_) | Value::BigNum(_) | Value::Table(_) => kind::RESIDUAL,
+            View::Typed(t) if !t.retyped_as_is() => kind::RESIDUAL,
+            View::Array(_) | View::Typed(_) => kind::ARRAY,
+            View::Object(_) => kind::OBJECT,
+            View::IntMap(_) => kind::INTMAP,
+            View::UInt(_) | View::F32(_) | View::Bytes(_) | View::BigNum(_) | View::Table(_) => kind::RESIDUAL,
         }
     }
 
-    /// Stores `v` of kind `k`, a kind that neither borrows text nor descends: the values a
-    /// typed array makes on the fly go here, as they live shorter than the input.
-    fn scalar(&mut self, node: usize, k: u8, v: &Value) {
+    /// Stores `v` (whose view is `view`) of kind `k`, a kind that neither borrows text nor
+    /// descends: the values a typed array makes on the fly go here, as they live shorter
+    /// than the input.
+    fn scalar<T: Input>(&mut self, node: usize, k: u8, view: &View<'_, T>, v: &T) {
         let n = self.add_kinds(node, k, 1);
-        match (k, v) {
-            (kind::RESIDUAL, v) => n.residual.push(v.clone()),
+        match (k, view) {
+            (kind::RESIDUAL, _) => n.residual.push(v.as_value().into_owned()),
             (kind::NULL, _) => {}
-            (_, Value::Bool(b)) => n.bools.push(*b),
-            (_, Value::Int(x)) => n.ints.push(*x),
-            (_, Value::UInt(x)) => n.ints.push(*x as i64),
-            (_, Value::F64(x)) => n.floats.push(*x),
+            (_, View::Bool(b)) => n.bools.push(*b),
+            (_, View::Int(x)) => n.ints.push(*x),
+            (_, View::UInt(x)) => n.ints.push(*x as i64),
+            (_, View::F64(x)) => n.floats.push(*x),
             _ => unreachable!("kinds match values, and text and containers are `value`'s"),
         }
     }
 
     /// `value` for a value a typed array makes on the fly (a number, or an array of them).
     fn made_value(&mut self, node: usize, v: &Value) -> Option<()> {
-        match self.kind_of(node, v) {
+        let view = v.view();
+        match self.kind_of(node, &view) {
             k @ (kind::ARRAY | kind::STRING | kind::OBJECT | kind::INTMAP) => {
                 // Never reached for what typed arrays make; kept whole all the same.
                 debug_assert!(false, "a typed array made a value of kind {k}");
-                self.scalar(node, kind::RESIDUAL, v)
+                self.scalar(node, kind::RESIDUAL, &view, v)
             }
-            k => self.scalar(node, k, v),
+            k => self.scalar(node, k, &view, v),
         }
         Some(())
     }
 
-    fn value_array(&mut self, node: usize, items: &'v [Value]) -> Option<()> {
+    fn value_array<T: Input>(&mut self, node: usize, items: &'v [T]) -> Option<()> {
         let decided = self.decided(node);
         let n = &mut self.s.nodes[node];
         let len = items.len() as u64;
         n.min_len = n.min_len.min(len);
         n.max_len = n.max_len.max(len);
         n.nested_elements |=
-            items.iter().any(|e| matches!(e, Value::Array(_) | Value::Object(_) | Value::IntMap(_) | Value::Typed(_)));
+            items.iter().any(|e| matches!(e.view(), View::Array(_) | View::Object(_) | View::IntMap(_) | View::Typed(_)));
         match decided.tuple {
             Some(k) if k as usize == items.len() => {
                 n.tuple = Some(k);
@@ -622,7 +629,7 @@ impl<'v> Walker<'_, '_, 'v> {
     /// `value_array` for the sub-array of `t` along `axis` that starts at element `start`,
     /// read in place: the typed array is not made into nested values first (that was a
     /// third of the time to pack a numeric document).
-    fn typed_array(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<()> {
+    fn typed_array(&mut self, node: usize, t: &impl Rows, axis: usize, start: usize) -> Option<()> {
         let dim = t.shape()[axis];
         let leaf = axis + 1 == t.shape().len();
         let tuple = matches!(self.decided(node).tuple, Some(k) if k as usize == dim);
@@ -636,7 +643,7 @@ impl<'v> Walker<'_, '_, 'v> {
             n.len.push(dim as u64);
         }
         if leaf && !tuple && dim > 0 {
-            if let (TypedData::F64(v), None) = (t.data(), t.int_mask()) {
+            if let Some(v) = t.plain_f64() {
                 // A row of plain f64 goes to one node in one copy.
                 let c = self.child(node, Role::Element)?;
                 if self.s.nodes[c].depth <= MAX_SHRED_DEPTH {
@@ -667,8 +674,8 @@ impl<'v> Walker<'_, '_, 'v> {
     /// element node in one copy (the countries' rings, whose points share a node with the
     /// rings of MultiPolygons). `Some(false)` when neither applies (nothing is done but
     /// making the nodes a visit per row would make).
-    fn rows_in_bulk(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<bool> {
-        let (TypedData::F64(v), None) = (t.data(), t.int_mask()) else {
+    fn rows_in_bulk(&mut self, node: usize, t: &impl Rows, axis: usize, start: usize) -> Option<bool> {
+        let Some(v) = t.plain_f64() else {
             return Some(false);
         };
         let (dim, row) = (t.shape()[axis], t.shape()[axis + 1]);
@@ -707,7 +714,7 @@ impl<'v> Walker<'_, '_, 'v> {
     }
 
     /// `value` for a row of a typed array (an array of numbers, or of rows).
-    fn typed_row(&mut self, node: usize, t: &TypedArray, axis: usize, start: usize) -> Option<()> {
+    fn typed_row(&mut self, node: usize, t: &impl Rows, axis: usize, start: usize) -> Option<()> {
         if self.s.nodes[node].depth > MAX_SHRED_DEPTH {
             return self.made_value(node, &t.nested_at(axis, start));
         }
@@ -726,29 +733,32 @@ impl<'v> Walker<'_, '_, 'v> {
         n
     }
 
-    fn object(&mut self, node: usize, map: &'v Map) -> Option<()> {
+    fn object<T: Input>(&mut self, node: usize, entries: &'v [(T::Key, T)]) -> Option<()> {
         let keyed = self.decided(node).keyed;
         if !keyed {
             if let Some(last) = self.last_object.get_mut(node).and_then(Option::take) {
-                if last.keys.len() == map.len() && last.keys.iter().zip(map.keys()).all(|(a, b)| *a == b.as_str()) {
-                    return self.object_as_last(node, map, last);
+                if last.keys.len() == entries.len() && last.keys.iter().zip(entries).all(|(a, (b, _))| *a == b.as_ref()) {
+                    return self.object_as_last(node, entries, last);
                 }
             }
         }
         // A key met before is found without a copy of it (every object of a column has the
         // same keys: copies would be made and dropped once per object field).
         let keys = &mut self.s.keys;
-        let ids: Vec<u32> = map
-            .keys()
-            .map(|k| keys.get_index_of(k.as_str()).unwrap_or_else(|| keys.insert_full(k.clone()).0) as u32)
+        let ids: Vec<u32> = entries
+            .iter()
+            .map(|(k, _)| {
+                let k = k.as_ref();
+                keys.get_index_of(k).unwrap_or_else(|| keys.insert_full(k.to_owned()).0) as u32
+            })
             .collect();
         let n = &mut self.s.nodes[node];
         n.objects += 1;
         if keyed {
             n.keyed = true;
-            n.len.push(map.len() as u64);
+            n.len.push(entries.len() as u64);
             n.keys.extend(ids.iter().map(|&id| id as i64));
-            for v in map.values() {
+            for (_, v) in entries {
                 self.descend(node, Role::MapValue, v)?;
             }
             return Some(());
@@ -759,12 +769,12 @@ impl<'v> Walker<'_, '_, 'v> {
         };
         n.shape.push(shape as u32);
         let mut fields = Vec::with_capacity(ids.len());
-        for (&id, v) in ids.iter().zip(map.values()) {
+        for (&id, (_, v)) in ids.iter().zip(entries) {
             let c = self.child(node, Role::Field(id))?;
             fields.push(c);
             self.shred_field(c, id, v)?;
         }
-        let last = LastObject { keys: map.keys().map(String::as_str).collect(), ids, shape: shape as u32, fields };
+        let last = LastObject { keys: entries.iter().map(|(k, _)| k.as_ref()).collect(), ids, shape: shape as u32, fields };
         if self.last_object.len() <= node {
             self.last_object.resize_with(node + 1, || None);
         }
@@ -773,11 +783,11 @@ impl<'v> Walker<'_, '_, 'v> {
     }
 
     /// `object` for an object with the keys, in order, of the last one at `node`.
-    fn object_as_last(&mut self, node: usize, map: &'v Map, last: LastObject<'v>) -> Option<()> {
+    fn object_as_last<T: Input>(&mut self, node: usize, entries: &'v [(T::Key, T)], last: LastObject<'v>) -> Option<()> {
         let n = &mut self.s.nodes[node];
         n.objects += 1;
         n.shape.push(last.shape);
-        for ((&id, &c), v) in last.ids.iter().zip(&last.fields).zip(map.values()) {
+        for ((&id, &c), (_, v)) in last.ids.iter().zip(&last.fields).zip(entries) {
             self.shred_field(c, id, v)?;
         }
         self.last_object[node] = Some(last);
@@ -785,21 +795,89 @@ impl<'v> Walker<'_, '_, 'v> {
     }
 
     /// Shreds the value of field `id` into its node `c`.
-    fn shred_field(&mut self, c: usize, id: u32, v: &'v Value) -> Option<()> {
+    fn shred_field<T: Input>(&mut self, c: usize, id: u32, v: &'v T) -> Option<()> {
         self.path.push(Role::Field(id));
         let done = self.value(c, v);
         self.path.pop();
         done
     }
 
-    fn intmap(&mut self, node: usize, map: &'v IntMap) -> Option<()> {
+    fn intmap<T: Input>(&mut self, node: usize, entries: &'v [(i64, T)]) -> Option<()> {
         let n = &mut self.s.nodes[node];
-        n.len.push(map.len() as u64);
-        n.keys.extend(map.keys().copied());
-        for v in map.values() {
+        n.len.push(entries.len() as u64);
+        n.keys.extend(entries.iter().map(|(k, _)| *k));
+        for (_, v) in entries {
             self.descend(node, Role::MapValue, v)?;
         }
         Some(())
+    }
+}
+
+/// A typed array as the walker reads it: an owned `TypedArray`, or the f64 elements of a
+/// borrowed tree's array read in place (a copy of every coordinate of a GeoJSON file
+/// was 4 % of its packed encode).
+trait Rows {
+    fn shape(&self) -> &[usize];
+    /// The elements, when they are f64 without an integer mask (read in bulk).
+    fn plain_f64(&self) -> Option<&[f64]>;
+    /// Flat element `i` as a value.
+    fn element(&self, i: usize) -> Value;
+    /// The sub-array along `axis` from flat element `start`, as nested arrays.
+    fn nested_at(&self, axis: usize, start: usize) -> Value;
+
+    /// How many elements one step along `axis` skips (row-major).
+    fn stride(&self, axis: usize) -> usize {
+        self.shape()[axis + 1..].iter().product()
+    }
+}
+
+impl Rows for TypedArray {
+    fn shape(&self) -> &[usize] {
+        TypedArray::shape(self)
+    }
+
+    fn plain_f64(&self) -> Option<&[f64]> {
+        match (self.data(), self.int_mask()) {
+            (TypedData::F64(v), None) => Some(v),
+            _ => None,
+        }
+    }
+
+    fn element(&self, i: usize) -> Value {
+        TypedArray::element(self, i)
+    }
+
+    fn nested_at(&self, axis: usize, start: usize) -> Value {
+        TypedArray::nested_at(self, axis, start)
+    }
+}
+
+/// The f64 elements of a borrowed typed array without an integer mask, in place.
+struct InPlace<'t> {
+    shape: Vec<usize>,
+    data: &'t [f64],
+}
+
+impl Rows for InPlace<'_> {
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    fn plain_f64(&self) -> Option<&[f64]> {
+        Some(self.data)
+    }
+
+    fn element(&self, i: usize) -> Value {
+        Value::F64(self.data[i])
+    }
+
+    fn nested_at(&self, axis: usize, start: usize) -> Value {
+        let dim = self.shape[axis];
+        if axis + 1 == self.shape.len() {
+            return Value::Array(self.data[start..start + dim].iter().map(|&x| Value::F64(x)).collect());
+        }
+        let stride = self.stride(axis);
+        Value::Array((0..dim).map(|r| self.nested_at(axis + 1, start + r * stride)).collect())
     }
 }
 

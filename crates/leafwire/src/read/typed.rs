@@ -86,6 +86,11 @@ impl<'a> TypedRef<'a> {
         })
     }
 
+    /// Whether the array has an integer mask (f64 arrays that mix integers in).
+    pub(crate) fn has_mask(&self) -> bool {
+        self.header.mask_pos.is_some()
+    }
+
     /// Whether element `i` of the view is an integer (f64 arrays with a mask).
     pub fn is_masked_int(&self, i: usize) -> bool {
         self.header.mask_pos.is_some_and(|m| mask_bit(self.buf, m, self.start + i))
@@ -103,14 +108,27 @@ impl<'a> TypedRef<'a> {
         masked_slot(element_slot(self.header.element, &self.buf[at..at + size]), self.is_masked_int(i))
     }
 
+    /// The integer mask of the view's elements, one bool each (all false without a mask).
+    fn mask(&self) -> Vec<bool> {
+        let n = self.element_count();
+        let Some(at) = self.header.mask_pos else { return vec![false; n] };
+        // Byte by byte rather than a bounds-checked bit read per element: the view's bits
+        // start at bit `start` of the mask.
+        let first = self.start;
+        let bytes = &self.buf[at + first / 8..at + (first + n).div_ceil(8)];
+        let mut mask = Vec::with_capacity(n + 8);
+        for &byte in bytes {
+            mask.extend((0..8).map(|bit| byte >> bit & 1 == 1));
+        }
+        mask.drain(..first % 8);
+        mask.truncate(n);
+        mask
+    }
+
     /// Copies the view into an owned `TypedArray` (works at any alignment).
     pub fn to_typed_array(&self) -> TypedArray {
         let data = crate::value::typed_data_from_le(self.header.element, self.bytes());
-        let mask = self
-            .header
-            .mask_pos
-            .map(|_| (0..self.element_count()).map(|i| self.is_masked_int(i)).collect::<Vec<bool>>())
-            .filter(|m| m.iter().any(|&b| b));
+        let mask = self.header.mask_pos.map(|_| self.mask()).filter(|m| m.iter().any(|&b| b));
         TypedArray::from_parts(self.shape(), data, mask)
     }
 }
