@@ -8,7 +8,7 @@ mod common;
 
 use std::io::Write;
 
-use common::corpus::{corpora, Corpus};
+use common::corpus::corpora;
 use leafwire::json::{from_json_to_writer, from_json_with, JsonOptions};
 
 /// A writer that takes at most 7 bytes per call, so every block boundary is exercised.
@@ -44,21 +44,6 @@ impl Write for FullDisk {
     }
 }
 
-fn json_texts(corpus: &Corpus) -> Vec<(String, Vec<u8>)> {
-    let mut texts = Vec::new();
-    for rel in &corpus.files {
-        let bytes = corpus.read(rel);
-        let text = if rel.ends_with(".gz") {
-            let mut text = Vec::new();
-            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text).unwrap();
-            text
-        } else {
-            bytes
-        };
-        texts.push((format!("{}/{rel}", corpus.name), text));
-    }
-    texts
-}
 
 fn streamed_json(text: &[u8], step: usize) -> (Vec<u8>, Vec<usize>) {
     let mut out = Trickle(Vec::new());
@@ -84,7 +69,7 @@ fn recoded(bytes: &[u8]) -> Vec<u8> {
 #[test]
 fn corpus_streams_the_bytes_of_the_in_memory_encoders() {
     for corpus in corpora() {
-        for (name, text) in json_texts(&corpus) {
+        for (name, text) in common::json_texts(&corpus) {
             let expected = from_json_with(&text, &JsonOptions::default()).unwrap();
             let (streamed, progress) = streamed_json(&text, 4096);
             assert!(streamed == expected, "{name}: from_json_to_writer differs from from_json_with");

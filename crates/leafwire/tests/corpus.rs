@@ -5,32 +5,12 @@
 
 mod common;
 
-use common::corpus::{corpora, Corpus};
-
-/// (name, JSON text) of every file of `corpus`, gzipped ones decompressed.
-fn documents(corpus: &Corpus) -> Vec<(String, Vec<u8>)> {
-    corpus
-        .files
-        .iter()
-        .map(|rel| {
-            let bytes = corpus.read(rel);
-            let text = if rel.ends_with(".gz") {
-                let mut text = Vec::new();
-                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
-                    .unwrap_or_else(|e| panic!("{} corpus: gunzip {rel}: {e}", corpus.name));
-                text
-            } else {
-                bytes
-            };
-            (format!("{}/{}", corpus.name, rel.trim_end_matches(".gz")), text)
-        })
-        .collect()
-}
+use common::corpus::corpora;
 
 #[test]
 fn corpus_round_trips_through_json() {
     for corpus in corpora() {
-        for (name, text) in documents(&corpus) {
+        for (name, text) in common::json_texts(&corpus) {
             let expected: serde_json::Value = serde_json::from_slice(&text).unwrap();
             let compact = serde_json::to_vec(&expected).unwrap();
             let bytes = leafwire::json::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -50,7 +30,7 @@ fn corpus_round_trips_through_json() {
 #[test]
 fn corpus_decodes_to_values_that_reencode_identically() {
     for corpus in corpora() {
-        for (name, text) in documents(&corpus) {
+        for (name, text) in common::json_texts(&corpus) {
             let bytes = leafwire::json::from_json(&text).unwrap();
             let value = leafwire::decode(&bytes).unwrap();
             let again = leafwire::encode(&value).unwrap();

@@ -218,17 +218,7 @@ fn packing_a_document_writes_what_packing_its_value_writes() {
     ];
     let mut texts = vec![("records".to_string(), records().into_bytes())];
     for c in common::corpus::corpora() {
-        for rel in &c.files {
-            let bytes = c.read(rel);
-            let text = if rel.ends_with(".gz") {
-                let mut text = Vec::new();
-                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text).unwrap();
-                text
-            } else {
-                bytes
-            };
-            texts.push((format!("{}/{rel}", c.name), text));
-        }
+        texts.extend(common::json_texts(&c));
     }
     for (name, text) in &texts {
         let document = leafwire::json::from_json(text).unwrap();

@@ -4,6 +4,27 @@
 
 pub mod corpus;
 
+/// (name, JSON text) of every file of `corpus`, gzipped ones decompressed (the name is the
+/// corpus's and the file's, without `.gz`).
+pub fn json_texts(corpus: &corpus::Corpus) -> Vec<(String, Vec<u8>)> {
+    corpus
+        .files
+        .iter()
+        .map(|rel| {
+            let bytes = corpus.read(rel);
+            let text = if rel.ends_with(".gz") {
+                let mut text = Vec::new();
+                std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+                    .unwrap_or_else(|e| panic!("{} corpus: gunzip {rel}: {e}", corpus.name));
+                text
+            } else {
+                bytes
+            };
+            (format!("{}/{}", corpus.name, rel.trim_end_matches(".gz")), text)
+        })
+        .collect()
+}
+
 use leafwire::{IntMap, Map, TypedArray, TypedData, Value};
 use proptest::prelude::*;
 
