@@ -871,13 +871,9 @@ impl Rows for InPlace<'_> {
         Value::F64(self.data[i])
     }
 
+    /// Only past the shredding depth (rare): through a copy, with `TypedArray`'s rule.
     fn nested_at(&self, axis: usize, start: usize) -> Value {
-        let dim = self.shape[axis];
-        if axis + 1 == self.shape.len() {
-            return Value::Array(self.data[start..start + dim].iter().map(|&x| Value::F64(x)).collect());
-        }
-        let stride = self.stride(axis);
-        Value::Array((0..dim).map(|r| self.nested_at(axis + 1, start + r * stride)).collect())
+        TypedArray::from_parts(self.shape.clone(), TypedData::F64(self.data.to_vec()), None).nested_at(axis, start)
     }
 }
 
