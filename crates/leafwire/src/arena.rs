@@ -9,8 +9,8 @@
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 
-use smallvec::SmallVec;
 
+use crate::format::typed::Dims;
 use crate::read::TypedRef;
 use crate::value_ref::ValueRef;
 
@@ -30,13 +30,13 @@ use crate::value_ref::ValueRef;
 #[derive(Default)]
 pub struct Arena {
     bump: bumpalo::Bump,
-    /// Shapes of typed views that spilled to the heap (rank above 3), inside views in
+    /// Shapes of typed views that spilled to the heap (rank above 4), inside views in
     /// `bump`: the bump arena never runs destructors, so `reset` and `drop` free them.
-    spilled: RefCell<Vec<*mut SmallVec<[u64; 3]>>>,
+    spilled: RefCell<Vec<*mut Dims>>,
 }
 
 // SAFETY: the raw pointers in `spilled` point into this arena's own chunks, which move
-// with it; nothing else holds them, and `SmallVec<[u64; 3]>` and `Bump` are `Send`.
+// with it; nothing else holds them, and `Dims` and `Bump` are `Send`.
 unsafe impl Send for Arena {}
 
 impl Arena {

@@ -7,6 +7,11 @@ use super::numbers::{checked_align, put_varint, read_varint, varint_len};
 use super::{rank as bits, ElementType, HEADER_LEN, MAX_RANK};
 use crate::error::{Error, Result};
 
+/// A typed block's dimensions. Most arrays have one or two; GeoJSON's multi-polygons
+/// have four (polygon, ring, point, coordinate), and a lookup into one of those spent a
+/// fifth of its instructions allocating and freeing a spilled shape.
+pub type Dims = SmallVec<[u64; 4]>;
+
 /// A parsed typed array header. `parse` proves data and mask lie inside the buffer, that
 /// every partial product of the shape is at most the buffer's length, and that every
 /// stride fits (spec §5.2): no product of dimensions overflows.
@@ -15,8 +20,8 @@ pub struct TypedHeader {
     pub pos: usize,
     pub element: ElementType,
     pub rank: usize,
-    /// The dimensions (`rank` of them); most arrays have one or two, kept inline.
-    pub shape: SmallVec<[u64; 3]>,
+    /// The dimensions (`rank` of them), kept inline up to rank 4.
+    pub shape: Dims,
     /// Element count (product of the shape).
     pub count: usize,
     /// Extra rows reserved after the data (rank bit 7), 0 without a capacity field.
@@ -147,7 +152,7 @@ impl TypedHeader {
         if has_mask && (element != ElementType::F64 || rank_byte & bits::HAS_CAPACITY != 0) {
             return Err(malformed("an integer mask needs element type f64 and no capacity".into()));
         }
-        let mut shape = SmallVec::<[u64; 3]>::new();
+        let mut shape = Dims::new();
         let mut q = pos + 2;
         let (mut rows, mut nonzero) = (1u64, 1u64);
         for _ in 0..rank {
