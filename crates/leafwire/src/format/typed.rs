@@ -3,7 +3,7 @@
 
 use smallvec::SmallVec;
 
-use super::numbers::{checked_align, put_varint, read_varint, varint_len};
+use super::numbers::{checked_align, put_varint, read_small_varint, read_varint, varint_len};
 use super::{rank as bits, ElementType, HEADER_LEN, MAX_RANK};
 use crate::error::{Error, Result};
 
@@ -157,7 +157,8 @@ impl TypedHeader {
         let (mut rows, mut nonzero) = (1u64, 1u64);
         for _ in 0..rank {
             let d;
-            (d, q) = read_varint(buf, q)?;
+            // Most dimensions are one varint byte (a point's 2, a ring's 1), read inline.
+            (d, q) = read_small_varint(buf, q)?;
             // Every partial product bounds the rows a reader may walk, even when a later
             // dimension is zero; the product of the non-zero dimensions bounds every stride.
             rows = rows.saturating_mul(d);
