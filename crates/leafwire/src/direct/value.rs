@@ -31,14 +31,13 @@ pub(crate) fn encode_input<T: Input>(value: &T, max_depth: usize, pack: Option<&
         // A root object that is not packed, with much of the document outside groups (a
         // configuration, a schema, an API definition): the whole form may cost what zstd
         // makes of its JSON, where the layout's keys, structure and text do not compress.
-        (Some(options), View::Object(_))
+        (Some(options), View::Object(entries))
             if !options.columns_only
                 && root_tag != tag::PACKED_OBJECT
                 && document.len() >= MIN_WHOLE_DOCUMENT
                 && (document.len() - packed_bytes) * 8 > document.len() =>
         {
-            let Value::Object(map) = &*value.as_value() else { unreachable!("the view of an object") };
-            let Some(block) = packed::entries::pack_whole(map, options)? else { return Ok(document) };
+            let Some(block) = packed::entries::pack_whole(value, entries, options)? else { return Ok(document) };
             let whole = with_planner(max_depth, None, |planner| planner.encode_packed_root(tag::PACKED_OBJECT, block))?;
             Ok(if whole.len() < document.len() { whole } else { document })
         }
@@ -155,10 +154,7 @@ impl<'a> Planner<'a> {
     fn try_pack<T: Input>(&mut self, v: &T, view: &View<'_, T>) -> Result<Option<(u8, u64, u8)>> {
         let Some(options) = self.pack else { return Ok(None) };
         let (t, block) = match view {
-            View::Object(_) => match &*v.as_value() {
-                Value::Object(map) => (tag::PACKED_OBJECT, packed::entries::pack_object(map, options)?),
-                _ => unreachable!("the view of an object"),
-            },
+            View::Object(entries) => (tag::PACKED_OBJECT, packed::entries::pack_object(v, entries, options)?),
             _ => (tag::PACKED, Self::pack_array(view, options)?),
         };
         let Some(block) = block else { return Ok(None) };

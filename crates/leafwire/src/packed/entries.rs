@@ -9,39 +9,45 @@ use super::group::{unshred_error, Group, PackOptions, PathStep};
 use super::shred::{kind, Role, OVER_BUDGET};
 use super::{decode_budget, leaves_at_least, open_block, shred, write_block, MIN_GROUP_LEAVES};
 use crate::error::{Error, Result};
+use super::input::Input;
 use crate::value::{Map, Value};
 
 /// An object of fewer entries than this keeps its keys in its container: its keys are
 /// more likely a schema than data, and a packed object gives up lookups in place.
 pub(crate) const MIN_OBJECT_ENTRIES: usize = 32;
 
-/// The packed block of `map` (the content of a tag 0x10 block): its entries shredded, or
-/// the whole form where that is smaller; `None` when it is too small to pack or neither
-/// form can be made.
-pub(crate) fn pack_object(map: &Map, options: &PackOptions) -> Result<Option<Vec<u8>>> {
-    if map.len() < MIN_OBJECT_ENTRIES {
+/// The packed block of `object` (the content of a tag 0x10 block), whose `entries` are
+/// its view's: its entries shredded, or the whole form where that is smaller; `None` when
+/// it is too small to pack or neither form can be made. The entries are copied once, as
+/// `[key, value]` arrays (the shredder reads elements, and an entry is not one of the
+/// input's values); the whole form reads the object where it is.
+pub(crate) fn pack_object<T: Input>(object: &T, entries: &[(T::Key, T)], options: &PackOptions) -> Result<Option<Vec<u8>>> {
+    if entries.len() < MIN_OBJECT_ENTRIES {
         return Ok(None);
     }
-    let entries: Vec<Value> =
-        map.iter().map(|(k, v)| Value::Array(vec![Value::String(k.clone()), v.clone()])).collect();
-    if !leaves_at_least(&entries, MIN_GROUP_LEAVES + map.len()) {
+    let pairs: Vec<Value> = entries
+        .iter()
+        .map(|(k, v)| Value::Array(vec![Value::String(k.as_ref().to_owned()), v.as_value().into_owned()]))
+        .collect();
+    if !leaves_at_least(&pairs, MIN_GROUP_LEAVES + entries.len()) {
         return Ok(None);
     }
-    let shredded = write_block(shred::shred_entries(&entries, options.stripe_values()), options)?;
-    super::or_residual_form(shredded, &entries, || whole_group(map, options), options)
+    let shredded = write_block(shred::shred_entries(&pairs, options.stripe_values()), options)?;
+    super::or_residual_form(shredded, &pairs, || whole_group(object, options), options)
 }
 
-/// The packed block of `map` in the whole form (§13.7), whatever its size, when its value
-/// has an exact JSON form: what the root of a document that does not shred becomes.
-pub(crate) fn pack_whole(map: &Map, options: &PackOptions) -> Result<Option<Vec<u8>>> {
-    if map.is_empty() || !map.values().all(super::residual::json_exact) {
+/// The packed block of `object` (whose `entries` are its view's) in the whole form
+/// (§13.7), whatever its size, when its value has an exact JSON form: what the root of a
+/// document that does not shred becomes.
+pub(crate) fn pack_whole<T: Input>(object: &T, entries: &[(T::Key, T)], options: &PackOptions) -> Result<Option<Vec<u8>>> {
+    if entries.is_empty() || !entries.iter().all(|(_, v)| super::residual::json_exact(v)) {
         return Ok(None);
     }
-    write_block(whole_group(map, options), options)
+    write_block(whole_group(object, options), options)
 }
 
-fn whole_group(map: &Map, options: &PackOptions) -> Option<shred::Shredded<'static>> {
-    shred::shred_residual(&[Value::Object(map.clone())], options.stripe_values()).map(shred::Shredded::into_owned)
+fn whole_group<'v, T: Input>(object: &'v T, options: &PackOptions) -> Option<shred::Shredded<'v>> {
+    shred::shred_residual(std::slice::from_ref(object), options.stripe_values())
 }
 
 /// How a packed object's group holds it (§13.7).
