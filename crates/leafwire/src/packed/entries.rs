@@ -10,6 +10,7 @@ use super::shred::{kind, Role, OVER_BUDGET};
 use super::{decode_budget, leaves_at_least, open_block, shred, write_block, MIN_GROUP_LEAVES};
 use crate::error::{Error, Result};
 use super::input::Input;
+use super::residual::{self, JsonElement};
 use crate::value::{Map, Value};
 
 /// An object of fewer entries than this keeps its keys in its container: its keys are
@@ -18,29 +19,51 @@ pub(crate) const MIN_OBJECT_ENTRIES: usize = 32;
 
 /// The packed block of `object` (the content of a tag 0x10 block), whose `entries` are
 /// its view's: its entries shredded, or the whole form where that is smaller; `None` when
-/// it is too small to pack or neither form can be made. The entries are copied once, as
-/// `[key, value]` arrays (the shredder reads elements, and an entry is not one of the
-/// input's values); the whole form reads the object where it is.
+/// it is too small to pack or neither form can be made. Nothing is copied: the shredder
+/// reads each entry as the array `[key, value]` it stands for, and the whole form reads
+/// the object.
 pub(crate) fn pack_object<T: Input>(object: &T, entries: &[(T::Key, T)], options: &PackOptions) -> Result<Option<Vec<u8>>> {
-    if entries.len() < MIN_OBJECT_ENTRIES {
+    // An entry's key is one leaf: the values hold the rest.
+    if entries.len() < MIN_OBJECT_ENTRIES || !leaves_at_least(entries.iter().map(|(_, v)| v), MIN_GROUP_LEAVES) {
         return Ok(None);
     }
-    let pairs: Vec<Value> = entries
-        .iter()
-        .map(|(k, v)| Value::Array(vec![Value::String(k.as_ref().to_owned()), v.as_value().into_owned()]))
-        .collect();
-    if !leaves_at_least(&pairs, MIN_GROUP_LEAVES + entries.len()) {
-        return Ok(None);
-    }
-    let shredded = write_block(shred::shred_entries(&pairs, options.stripe_values()), options)?;
+    let shredded = write_block(shred::shred_entries(entries, options.stripe_values()), options)?;
+    let pairs: Vec<Entry<'_, T>> = entries.iter().map(|(key, value)| Entry { key: key.as_ref(), value }).collect();
     super::or_residual_form(shredded, &pairs, || whole_group(object, options), options)
+}
+
+/// An entry of a packed object as its group holds it, the array `[key, value]`: what the
+/// residual form's check writes and guesses the JSON text of.
+struct Entry<'a, T> {
+    key: &'a str,
+    value: &'a T,
+}
+
+impl<T: Input> serde::Serialize for Entry<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = serializer.serialize_seq(Some(2))?;
+        seq.serialize_element(self.key)?;
+        seq.serialize_element(self.value)?;
+        seq.end()
+    }
+}
+
+impl<T: Input> JsonElement for Entry<'_, T> {
+    fn json_exact(&self) -> bool {
+        residual::json_exact(self.value)
+    }
+    /// As for the array: brackets, the quoted key, the value, a comma after each item.
+    fn text_len_guess(&self) -> u64 {
+        2 + (self.key.len() as u64 + 2 + 1) + (residual::text_len_guess(self.value) + 1)
+    }
 }
 
 /// The packed block of `object` (whose `entries` are its view's) in the whole form
 /// (§13.7), whatever its size, when its value has an exact JSON form: what the root of a
 /// document that does not shred becomes.
 pub(crate) fn pack_whole<T: Input>(object: &T, entries: &[(T::Key, T)], options: &PackOptions) -> Result<Option<Vec<u8>>> {
-    if entries.is_empty() || !entries.iter().all(|(_, v)| super::residual::json_exact(v)) {
+    if entries.is_empty() || !entries.iter().all(|(_, v)| residual::json_exact(v)) {
         return Ok(None);
     }
     write_block(whole_group(object, options), options)

@@ -50,13 +50,13 @@ pub(crate) fn pack<T: input::Input>(elements: &[T], options: &PackOptions) -> Re
 /// group `residual` makes (its values kept whole, §13.3), whichever is smaller. The
 /// residual form is tried only where its pages can be JSON text, and, against a shredded
 /// group, only when their JSON text compresses near enough to it.
-pub(crate) fn or_residual_form<'e, T: input::Input>(
+pub(crate) fn or_residual_form<'e, E: residual::JsonElement>(
     shredded: Option<Vec<u8>>,
-    elements: &'e [T],
+    elements: &[E],
     residual: impl FnOnce() -> Option<shred::Shredded<'e>>,
     options: &PackOptions,
 ) -> Result<Option<Vec<u8>>> {
-    if options.columns_only || elements.is_empty() || !elements.iter().all(residual::json_exact) {
+    if options.columns_only || elements.is_empty() || !elements.iter().all(E::json_exact) {
         return Ok(shredded);
     }
     if shredded.as_ref().is_some_and(|block| !residual::json_form_may_win(elements, block.len())) {
@@ -86,7 +86,7 @@ fn write_block(s: Option<shred::Shredded<'_>>, options: &PackOptions) -> Result<
 
 /// Whether `values` hold at least `min` scalars (typed arrays count their elements);
 /// stops counting there.
-pub(crate) fn leaves_at_least<T: input::Input>(values: &[T], min: usize) -> bool {
+pub(crate) fn leaves_at_least<'a, T: input::Input + 'a>(values: impl IntoIterator<Item = &'a T>, min: usize) -> bool {
     fn count<T: input::Input>(v: &T, left: &mut usize) {
         use input::View;
         if *left == 0 {
@@ -101,7 +101,7 @@ pub(crate) fn leaves_at_least<T: input::Input>(values: &[T], min: usize) -> bool
         }
     }
     let mut left = min;
-    values.iter().for_each(|v| count(v, &mut left));
+    values.into_iter().for_each(|v| count(v, &mut left));
     left == 0
 }
 

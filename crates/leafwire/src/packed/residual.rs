@@ -71,7 +71,7 @@ fn json_page(document: &[u8], level: i32) -> Option<Vec<u8>> {
 /// from the whole (GraphQL orders: an eighth frames 19 % under its group, the whole 35 %
 /// over), and shredding the sample cost more than this check. A wrong guess costs only
 /// encode time.
-pub(crate) fn json_form_may_win<T: Input>(elements: &[T], than: usize) -> bool {
+pub(crate) fn json_form_may_win<E: JsonElement>(elements: &[E], than: usize) -> bool {
     let mut text = Capped(Vec::new());
     let mut written = 0;
     for element in elements {
@@ -87,16 +87,34 @@ pub(crate) fn json_form_may_win<T: Input>(elements: &[T], than: usize) -> bool {
     // Scaled by the text's length, not the elements' count: elements differ in size (the
     // first countries of a GeoJSON file are islands), and a first guess at each one's
     // text is cheap to make.
-    let framed: u64 = elements[..written].iter().map(text_len_guess).sum();
-    let total = framed + elements[written..].iter().map(text_len_guess).sum::<u64>();
+    let framed: u64 = elements[..written].iter().map(E::text_len_guess).sum();
+    let total = framed + elements[written..].iter().map(E::text_len_guess).sum::<u64>();
     let framed = if written == 0 { text.0.len() as u64 } else { framed };
     let estimate = frame.len() as u64 * total / framed.max(1);
     estimate * LEVEL_GAIN.1 < than as u64 * LEVEL_GAIN.0
 }
 
+/// An element of a group as its JSON form is judged: one of the input's values, or a
+/// packed object's entry (`packed::entries::Entry`), the array `[key, value]`.
+pub(crate) trait JsonElement: serde::Serialize {
+    /// Whether JSON text gives it back as it is ([`json_exact`]).
+    fn json_exact(&self) -> bool;
+    /// About how long its compact JSON text is ([`text_len_guess`]).
+    fn text_len_guess(&self) -> u64;
+}
+
+impl<T: Input> JsonElement for T {
+    fn json_exact(&self) -> bool {
+        json_exact(self)
+    }
+    fn text_len_guess(&self) -> u64 {
+        text_len_guess(self)
+    }
+}
+
 /// About how long `v`'s compact JSON text is: exact for structure, strings without
 /// escapes and integers, 18 bytes for a float.
-fn text_len_guess<T: Input>(v: &T) -> u64 {
+pub(crate) fn text_len_guess<T: Input>(v: &T) -> u64 {
     fn digits(x: u64) -> u64 {
         x.checked_ilog10().map_or(1, |d| d as u64 + 1)
     }

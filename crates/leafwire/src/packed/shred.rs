@@ -299,18 +299,52 @@ struct Decisions {
 /// Shreds `elements` in stripes of at most `stripe_values` values per node; `None` if the
 /// group would need more than `MAX_GROUP_NODES` nodes.
 pub(crate) fn shred_in<T: Input>(elements: &[T], stripe_values: usize) -> Option<Shredded<'_>> {
-    shred_seeded(elements, stripe_values, Decisions::default())
+    shred_seeded(&Values(elements), stripe_values, Decisions::default())
 }
 
-/// Shreds the entries of a packed object (§13.7), each `[key, value]`: the root is a tuple
-/// node of two positions whatever the values are, so the keys get a column of their own.
-pub(crate) fn shred_entries(entries: &[Value], stripe_values: usize) -> Option<Shredded<'_>> {
+/// Shreds the entries of a packed object (§13.7), each the array `[key, value]` (read in
+/// place, not made): the root is a tuple node of two positions whatever the values are,
+/// so the keys get a column of their own.
+pub(crate) fn shred_entries<T: Input>(entries: &[(T::Key, T)], stripe_values: usize) -> Option<Shredded<'_>> {
     let mut seed = Decisions::default();
     seed.tuples.insert(Vec::new(), 2);
-    shred_seeded(entries, stripe_values, seed)
+    shred_seeded(&Entries(entries), stripe_values, seed)
 }
 
-fn shred_seeded<T: Input>(elements: &[T], stripe_values: usize, seed: Decisions) -> Option<Shredded<'_>> {
+/// The elements of a group as the walk visits them: the input's values, or a packed
+/// object's entries.
+trait Elements<'v> {
+    fn len(&self) -> usize;
+    /// Shreds element `i` into the root.
+    fn visit(&self, walker: &mut Walker<'_, '_, 'v>, i: usize) -> Option<()>;
+}
+
+struct Values<'v, T>(&'v [T]);
+
+impl<'v, T: Input> Elements<'v> for Values<'v, T> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn visit(&self, walker: &mut Walker<'_, '_, 'v>, i: usize) -> Option<()> {
+        walker.value(0, &self.0[i])
+    }
+}
+
+struct Entries<'v, T: Input>(&'v [(T::Key, T)]);
+
+impl<'v, T: Input> Elements<'v> for Entries<'v, T> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    #[inline]
+    fn visit(&self, walker: &mut Walker<'_, '_, 'v>, i: usize) -> Option<()> {
+        let (key, value) = &self.0[i];
+        walker.entry(0, key.as_ref(), value)
+    }
+}
+
+fn shred_seeded<'v>(elements: &impl Elements<'v>, stripe_values: usize, seed: Decisions) -> Option<Shredded<'v>> {
     let first = walk(elements, &seed, stripe_values)?;
     let mut decisions = seed;
     decide_keyed(&first, &mut decisions);
@@ -334,17 +368,17 @@ pub(crate) fn shred(elements: &[Value]) -> Option<Shredded<'_>> {
 /// residual column, for subtrees that shred worse than their JSON compresses (a packed
 /// object's whole form, §13.7, is this form of the one-element group of the object).
 pub(crate) fn shred_residual<T: Input>(elements: &[T], stripe_values: usize) -> Option<Shredded<'_>> {
-    walk_with(elements, &Decisions::default(), stripe_values, Some(0))
+    walk_with(&Values(elements), &Decisions::default(), stripe_values, Some(0))
 }
 
-fn walk<'v, T: Input>(elements: &'v [T], decisions: &Decisions, stripe_values: usize) -> Option<Shredded<'v>> {
+fn walk<'v>(elements: &impl Elements<'v>, decisions: &Decisions, stripe_values: usize) -> Option<Shredded<'v>> {
     walk_with(elements, decisions, stripe_values, None)
 }
 
 /// Shreds `elements`; `residual_at` names the node whose values are all kept whole, if any
 /// (the root, the only node made before the walk).
-fn walk_with<'v, T: Input>(
-    elements: &'v [T],
+fn walk_with<'v>(
+    elements: &impl Elements<'v>,
     decisions: &Decisions,
     stripe_values: usize,
     residual_at: Option<usize>,
@@ -362,16 +396,17 @@ fn walk_with<'v, T: Input>(
     };
     let mut first = 0;
     walker.s.marks.push(Mark::default());
-    for (i, e) in elements.iter().enumerate() {
-        walker.value(0, e)?;
+    let len = elements.len();
+    for i in 0..len {
+        elements.visit(&mut walker, i)?;
         let full = walker.most_in_stripe >= stripe_values || i + 1 - first >= STRIPE_ELEMENTS;
-        if full && i + 1 < elements.len() {
+        if full && i + 1 < len {
             first = i + 1;
             walker.mark(first);
         }
     }
-    if !elements.is_empty() {
-        walker.mark(elements.len());
+    if len > 0 {
+        walker.mark(len);
     }
     Some(s)
 }
@@ -549,6 +584,44 @@ impl<'v> Walker<'_, '_, 'v> {
             (k, view) => self.scalar(node, k, &view, v),
         }
         Some(())
+    }
+
+    /// Shreds a packed object's entry into `node` as [`Walker::value`] shreds the array
+    /// `[key, value]` it stands for, without making that array.
+    fn entry<T: Input>(&mut self, node: usize, key: &'v str, value: &'v T) -> Option<()> {
+        if self.kind_of::<T>(node, &View::Array(&[])) == kind::RESIDUAL {
+            let pair = Value::Array(vec![Value::String(key.to_owned()), value.as_value().into_owned()]);
+            self.scalar(node, kind::RESIDUAL, &pair.view(), &pair);
+            return Some(());
+        }
+        self.add_kinds(node, kind::ARRAY, 1);
+        // `value_array` for two items, the first a string.
+        let decided = self.decided(node);
+        let n = &mut self.s.nodes[node];
+        n.min_len = n.min_len.min(2);
+        n.max_len = n.max_len.max(2);
+        n.nested_elements |= matches!(value.view(), View::Array(_) | View::Object(_) | View::IntMap(_) | View::Typed(_));
+        let (key_role, value_role) = match decided.tuple {
+            Some(2) => {
+                n.tuple = Some(2);
+                (Role::Position(0), Role::Position(1))
+            }
+            _ => {
+                n.len.push(2);
+                (Role::Element, Role::Element)
+            }
+        };
+        let c = self.child(node, key_role)?;
+        self.path.push(key_role);
+        match self.kind_of::<T>(c, &View::String(key)) {
+            kind::STRING => self.add_kinds(c, kind::STRING, 1).strings.push(Cow::Borrowed(key)),
+            k => {
+                let text = Value::String(key.to_owned());
+                self.scalar(c, k, &text.view(), &text);
+            }
+        }
+        self.path.pop();
+        self.descend(node, value_role, value)
     }
 
     /// The kind a value with this view is stored as at `node`.
