@@ -9,7 +9,6 @@
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 
-
 use crate::format::typed::Dims;
 use crate::read::TypedRef;
 use crate::value_ref::ValueRef;

@@ -6,11 +6,11 @@
 //! reader makes on the group's shape, and reading the object, its keys, or one entry.
 
 use super::group::{unshred_error, Group, PackOptions, PathStep};
+use super::input::Input;
+use super::residual::{self, JsonElement};
 use super::shred::{kind, Role, OVER_BUDGET};
 use super::{decode_budget, leaves_at_least, open_block, shred, write_block, MIN_GROUP_LEAVES};
 use crate::error::{Error, Result};
-use super::input::Input;
-use super::residual::{self, JsonElement};
 use crate::value::{Map, Value};
 
 /// An object of fewer entries than this keeps its keys in its container: its keys are

@@ -587,13 +587,11 @@ impl<'v> Walker<'_, '_, 'v> {
     }
 
     /// Shreds a packed object's entry into `node` as [`Walker::value`] shreds the array
-    /// `[key, value]` it stands for, without making that array.
+    /// `[key, value]` it stands for, without making that array. Entries are shredded only
+    /// at the root of a group that is not in its residual form, so neither the pair nor its
+    /// key (one level down) can be a residual value there.
     fn entry<T: Input>(&mut self, node: usize, key: &'v str, value: &'v T) -> Option<()> {
-        if self.kind_of::<T>(node, &View::Array(&[])) == kind::RESIDUAL {
-            let pair = Value::Array(vec![Value::String(key.to_owned()), value.as_value().into_owned()]);
-            self.scalar(node, kind::RESIDUAL, &pair.view(), &pair);
-            return Some(());
-        }
+        debug_assert!(node == 0 && self.residual_at.is_none(), "entries are shredded at a shredded root");
         self.add_kinds(node, kind::ARRAY, 1);
         // `value_array` for two items, the first a string.
         let decided = self.decided(node);
@@ -612,15 +610,8 @@ impl<'v> Walker<'_, '_, 'v> {
             }
         };
         let c = self.child(node, key_role)?;
-        self.path.push(key_role);
-        match self.kind_of::<T>(c, &View::String(key)) {
-            kind::STRING => self.add_kinds(c, kind::STRING, 1).strings.push(Cow::Borrowed(key)),
-            k => {
-                let text = Value::String(key.to_owned());
-                self.scalar(c, k, &text.view(), &text);
-            }
-        }
-        self.path.pop();
+        debug_assert_eq!(self.kind_of::<T>(c, &View::String(key)), kind::STRING);
+        self.add_kinds(c, kind::STRING, 1).strings.push(Cow::Borrowed(key));
         self.descend(node, value_role, value)
     }
 
