@@ -99,13 +99,17 @@ impl<'a> TypedView<'a> {
     pub fn all_finite(self) -> bool {
         match self {
             TypedView::Owned(t) => match t.data() {
-                TypedData::F64(xs) => xs.iter().all(|x| x.is_finite()),
-                TypedData::F32(xs) => xs.iter().all(|x| x.is_finite()),
+                TypedData::F64(xs) => none_all_ones(xs.iter().map(|x| x.to_bits()), F64_EXPONENT),
+                TypedData::F32(xs) => none_all_ones(xs.iter().map(|x| x.to_bits() as u64), F32_EXPONENT),
                 _ => true,
             },
             TypedView::Borrowed(t) => match t.element_type() {
-                ElementType::F64 => t.bytes().chunks_exact(8).all(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")).is_finite()),
-                ElementType::F32 => t.bytes().chunks_exact(4).all(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")).is_finite()),
+                ElementType::F64 => {
+                    none_all_ones(t.bytes().chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))), F64_EXPONENT)
+                }
+                ElementType::F32 => {
+                    none_all_ones(t.bytes().chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64), F32_EXPONENT)
+                }
                 _ => true,
             },
         }
@@ -185,3 +189,17 @@ impl<'d> Input for ValueRef<'d> {
         Cow::Owned(self.to_value())
     }
 }
+
+/// The exponent fields of f64 and f32: all ones in an infinity or a NaN, the numbers
+/// without a JSON form.
+const F64_EXPONENT: u64 = 0x7FF0_0000_0000_0000;
+const F32_EXPONENT: u64 = 0x7F80_0000;
+
+/// Whether no value has every bit of `exponent` set (every float is finite). A fold with
+/// no early exit, so that it is vectorized: `all`'s loop took twice the instructions on the
+/// countries' coordinates (2.4 million numbers, all finite).
+#[inline]
+fn none_all_ones(bits: impl Iterator<Item = u64>, exponent: u64) -> bool {
+    !bits.fold(false, |any, b| any | (b & exponent == exponent))
+}
+

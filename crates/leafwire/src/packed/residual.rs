@@ -305,4 +305,28 @@ mod tests {
         assert!(!json_exact(&Value::Bytes(vec![1])));
         assert!(!json_exact(&Value::Array(vec![Value::F32(1.0)])));
     }
+
+    /// A typed array of f64 has an exact JSON form unless some element is not finite,
+    /// wherever it is, owned or read in place.
+    #[test]
+    fn typed_arrays_are_exact_unless_an_element_is_not_finite() {
+        use crate::value::{TypedArray, TypedData};
+        for len in [1, 2, 7, 8, 9, 31, 64, 100] {
+            for at in [None, Some(0), Some(len / 2), Some(len - 1)] {
+                for odd in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                    let mut xs: Vec<f64> = (0..len).map(|i| i as f64 * 0.25 - 3.0).collect();
+                    if let Some(at) = at {
+                        xs[at] = odd;
+                    }
+                    let owned = Value::Typed(TypedArray::new(TypedData::F64(xs)));
+                    let doc = crate::encode(&owned).unwrap();
+                    let arena = crate::Arena::new();
+                    let borrowed = crate::decode_borrowed_in(&doc, &arena).unwrap();
+                    assert!(matches!(borrowed, crate::ValueRef::Typed(_)));
+                    assert_eq!(json_exact(&owned), at.is_none(), "{len} {at:?} {odd}");
+                    assert_eq!(json_exact(&borrowed), at.is_none(), "borrowed: {len} {at:?} {odd}");
+                }
+            }
+        }
+    }
 }
