@@ -22,7 +22,7 @@ pub(crate) const MIN_OBJECT_ENTRIES: usize = 32;
 /// it is too small to pack or neither form can be made. Nothing is copied: the shredder
 /// reads each entry as the array `[key, value]` it stands for, and the whole form reads
 /// the object.
-pub(crate) fn pack_object<T: Input>(object: &T, entries: &[(T::Key, T)], options: &PackOptions) -> Result<Option<Vec<u8>>> {
+pub(crate) fn pack_object<T: Input>(object: &T, entries: &[(T::Key, T)], options: &PackOptions) -> Result<Option<super::Packed>> {
     // An entry's key is one leaf: the values hold the rest.
     if entries.len() < MIN_OBJECT_ENTRIES || !leaves_at_least(entries.iter().map(|(_, v)| v), MIN_GROUP_LEAVES) {
         return Ok(None);

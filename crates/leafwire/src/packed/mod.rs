@@ -36,9 +36,16 @@ pub use group::{ColumnSize, PackOptions, PathStep, Stream};
 /// A group of fewer scalars than this is not worth its tables: the array stays ordinary.
 pub(crate) const MIN_GROUP_LEAVES: usize = 64;
 
+/// A packed block, and whether its values were kept whole (the residual form won: their
+/// JSON text compresses better than their columns).
+pub(crate) struct Packed {
+    pub bytes: Vec<u8>,
+    pub kept_whole: bool,
+}
+
 /// The packed block of `elements` (the content of a tag 0x0E block, spec §13), or `None`
 /// when they are too few scalars to pack or the shredder declines them.
-pub(crate) fn pack<T: input::Input>(elements: &[T], options: &PackOptions) -> Result<Option<Vec<u8>>> {
+pub(crate) fn pack<T: input::Input>(elements: &[T], options: &PackOptions) -> Result<Option<Packed>> {
     if !leaves_at_least(elements, MIN_GROUP_LEAVES) {
         return Ok(None);
     }
@@ -55,17 +62,19 @@ pub(crate) fn or_residual_form<'e, E: residual::JsonElement>(
     elements: &[E],
     residual: impl FnOnce() -> Option<shred::Shredded<'e>>,
     options: &PackOptions,
-) -> Result<Option<Vec<u8>>> {
+) -> Result<Option<Packed>> {
+    let columns = |bytes| Packed { bytes, kept_whole: false };
     if options.columns_only || elements.is_empty() || !elements.iter().all(E::json_exact) {
-        return Ok(shredded);
+        return Ok(shredded.map(columns));
     }
     if shredded.as_ref().is_some_and(|block| !residual::json_form_may_win(elements, block.len())) {
-        return Ok(shredded);
+        return Ok(shredded.map(columns));
     }
+    let whole = |bytes| Packed { bytes, kept_whole: true };
     let kept_whole = write_block(residual(), options)?;
     Ok(match (shredded, kept_whole) {
-        (Some(a), Some(b)) => Some(if b.len() < a.len() { b } else { a }),
-        (a, b) => a.or(b),
+        (Some(a), Some(b)) => Some(if b.len() < a.len() { whole(b) } else { columns(a) }),
+        (a, b) => a.map(columns).or(b.map(whole)),
     })
 }
 
