@@ -179,11 +179,12 @@ impl<'a> Planner<'a> {
             _ => (tag::PACKED, Self::pack_array(view, options)?),
         };
         let Some(block) = block else { return Ok(None) };
-        self.levels.add_block(block.bytes.len());
+        let len = block.bytes.len();
+        self.levels.add_block(len);
         self.packed.push(block.bytes);
         if block.kept_whole {
             self.kept_whole.groups += 1;
-            self.kept_whole.bytes += self.packed[self.packed.len() - 1].len();
+            self.kept_whole.bytes += len;
         }
         Ok(Some((t, (self.packed.len() - 1) as u64, POINTER)))
     }
@@ -406,7 +407,7 @@ mod tests {
             typed: Vec::new(),
             tables: Vec::new(),
             packed: Vec::new(),
-        kept_whole: KeptWhole::default(),
+            kept_whole: KeptWhole::default(),
             pack: None,
             max_depth: 128,
             shapes: KeyGuesses::default(),
