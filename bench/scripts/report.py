@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 
 import charts
+import targets
 
 WORKLOADS = ["corpus", "kv", "graphql", "geojson", "workbook", "columns", "files", "stream"]
 CRATES = [
@@ -653,7 +654,7 @@ def main() -> None:
     if tables:
         lines[-2] = lines[-2][:-1] + ", tables."
         body += tables_section(tables)
-    lines += summary(workloads) + body + machine_section(results, bench, workloads)
+    lines += summary(workloads) + targets.section({w.name: w for w in workloads}) + body + machine_section(results, bench, workloads)
     output.write_text("\n".join(lines))
     print(f"wrote {output}")
 
