@@ -623,6 +623,16 @@ def machine_section(results: Path, bench: Path, workloads: list[Workload]) -> li
             out += [f"- **{w.name}** is from a later run: `{own.get('command', '?')}`, Leafwire commit {own.get('git_commit', '?')}"
                     f"{' (with uncommitted changes)' if own.get('git_dirty') else ''}, started {own.get('started', '?')}{where}."]
     out += [""]
+    probed = [w for w in workloads if w.data.get("probe_start")]
+    if probed:
+        def span(w: Workload, key: str) -> str:
+            a, b = w.data["probe_start"][key], (w.data.get("probe_end") or {}).get(key)
+            return f"{a:.2f} → {b:.2f}" if b is not None else f"{a:.2f}"
+        out += ["Machine state (`bench/src/harness/probe.rs`): fixed loops timed at each workload's start and end, ns per "
+                "step. The same loops on a quiet machine give the same figures; a run whose probes are well above another's "
+                "was taken under contention, which slows code that misses the caches more than code that computes.", "",
+                table(["workload", "compute", "1 MiB chase", "64 MiB chase"],
+                      [[w.name, span(w, "compute_ns"), span(w, "cache_ns"), span(w, "memory_ns")] for w in probed]), ""]
     if workloads:
         p = workloads[0].data["plan"]
         out += [f"- Plan `{p['name']}`: per case {p['warmup_ms']} ms warm-up, samples of ≈{p['target_sample_us']} µs, "

@@ -2,6 +2,7 @@
 //! a seeded generator, and facts about the machine.
 
 pub mod check;
+pub mod probe;
 pub mod report;
 pub mod rng;
 pub mod sys;

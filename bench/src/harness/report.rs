@@ -167,6 +167,9 @@ pub struct Report {
     pub machine: super::sys::Machine,
     /// bench/run's description of this run (`BENCH_RUN`: command, git commit, start).
     pub run: serde_json::Value,
+    /// The machine's state at the workload's start and end (`probe.rs`).
+    pub probe_start: super::probe::Probe,
+    pub probe_end: Option<super::probe::Probe>,
 }
 
 impl Report {
@@ -185,11 +188,14 @@ impl Report {
             elapsed_s: 0.0,
             machine: super::sys::machine(),
             run: std::env::var("BENCH_RUN").ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+            probe_start: super::probe::probe(),
+            probe_end: None,
         }
     }
 
     pub fn finish(mut self, started: Instant, out: &Path) -> std::io::Result<()> {
         self.elapsed_s = started.elapsed().as_secs_f64();
+        self.probe_end = Some(super::probe::probe());
         let bad = self.rows.iter().filter(|r| matches!(r.status, Status::Wrong | Status::Error)).count();
         eprintln!(
             "[{}] {} rows ({} wrong or error) in {:.1}s -> {}",
