@@ -11,7 +11,9 @@ Each generated block sits between `<!-- figures:NAME -->` and `<!-- /figures -->
 - summary: the same ratios as bench/RESULTS.md's Summary (bench/scripts/report.py),
            pooled as the README's rows name them, and two rows from
            bench/results/tables.json (bench/python/tables.py) when it exists;
-- python:  bench/python/results/full.json (bench/python/run.py, full run).
+- python:  bench/python/results/full.json (bench/python/run.py, full run);
+- targets: issues 11 and 12's targets met and missed (bench/scripts/targets.py, from the
+           same result files).
 
 Standard library only; it needs nothing beyond the repository.
 """
@@ -191,7 +193,26 @@ def python() -> str:
     return "\n".join(lines)
 
 
-GENERATORS = {"sizes": sizes, "summary": summary, "python": python}
+def issue_targets() -> str:
+    """How many of issues 11 and 12's targets the committed run meets (bench/scripts/targets.py,
+    the tables at the top of bench/RESULTS.md)."""
+    import targets  # bench/scripts/targets.py, beside report.py
+
+    workloads = {n: load(n) for n in ("corpus", "graphql", "geojson", "workbook") if (RESULTS / f"{n}.json").exists()}
+    rows = targets.Rows(workloads)
+    lines = []
+    for issue, body in (("11 (the everyday paths)", targets.issue_11(rows)), ("12 (packed mode)", targets.issue_12(rows))):
+        met = sum(1 for b in body if b[-1].startswith("met"))
+        # Per target: on how many of its files (or cases) it is missed.
+        cases: dict[str, list[bool]] = {}
+        for b in body:
+            cases.setdefault(b[0], []).append(b[-1].startswith("met"))
+        missed = [f"{t} (missed on {oks.count(False)} of {len(oks)})" for t, oks in cases.items() if not all(oks)]
+        lines.append(f"- Issue {issue}: {met} of {len(body)} target rows met" + (f". Missed: {'; '.join(missed)}." if missed else "."))
+    return "\n".join(lines)
+
+
+GENERATORS = {"sizes": sizes, "summary": summary, "python": python, "targets": issue_targets}
 
 
 def render(text: str) -> str:
