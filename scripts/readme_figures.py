@@ -33,6 +33,7 @@ RESULTS = ROOT / "bench" / "results"
 PYTHON_RESULTS = ROOT / "bench" / "python" / "results" / "full.json"
 sys.path.insert(0, str(ROOT / "bench" / "scripts"))
 import report  # noqa: E402  (bench/scripts/report.py: one home for the ratios)
+import targets  # noqa: E402  (bench/scripts/targets.py: issues 11 and 12's targets)
 
 BLOCK = re.compile(r"(<!-- figures:(?P<name>[a-z]+) -->\n)(?P<body>.*?)(<!-- /figures -->)", re.S)
 
@@ -152,19 +153,10 @@ def python() -> str:
         return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
     corpus = [f for f in out["sizes"] if f != "columns"]
-    # The fastest Python serializers: orjson, and msgspec's MessagePack and JSON codecs
-    # (older result files have only orjson).
-    fastest = ["orjson", "msgspec.msgpack", "msgspec.json"]
 
     def vs_fastest(workload: str) -> tuple[list[float], list[str]]:
-        xs, names = [], set()
-        for f in corpus:
-            peers = [(by[(workload, f, p)], p) for p in fastest if (workload, f, p) in by]
-            if (workload, f, "leafwire") in by and peers:
-                best, who = min(peers)
-                xs.append(by[(workload, f, "leafwire")] / best)
-                names.add(who)
-        return xs, sorted(names)
+        rows = targets.python_vs_fastest(out, workload)
+        return [r for _, r, _ in rows], sorted({who for _, _, who in rows})
 
     loads, loads_peers = vs_fastest("loads")
     dumps, dumps_peers = vs_fastest("dumps")
@@ -196,8 +188,6 @@ def python() -> str:
 def issue_targets() -> str:
     """How many of issues 11 and 12's targets the committed run meets (bench/scripts/targets.py,
     the tables at the top of bench/RESULTS.md)."""
-    import targets  # bench/scripts/targets.py, beside report.py
-
     workloads = {n: load(n) for n in ("corpus", "graphql", "geojson", "workbook") if (RESULTS / f"{n}.json").exists()}
     rows = targets.Rows(workloads)
     lines = []

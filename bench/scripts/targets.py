@@ -85,18 +85,9 @@ def python_rows() -> list[list[str]]:
     if not PYTHON_RESULTS.exists():
         return []
     out = json.loads(PYTHON_RESULTS.read_text())
-    by = {(r["workload"], r["file"], r["library"]): r["median_s"] for r in out["results"]}
-    corpus = [f for f in out["sizes"] if f != "columns"]
-    fastest = ["orjson", "msgspec.msgpack", "msgspec.json"]
     body = []
     for workload, mean_limit, file_limit in (("dumps", 1.0, 1.2), ("loads", 0.8, None)):
-        per_file = []
-        for f in corpus:
-            peers = [(by[(workload, f, p)], p) for p in fastest if (workload, f, p) in by]
-            mine = by.get((workload, f, "leafwire"))
-            if mine and peers:
-                best, who = min(peers)
-                per_file.append((f, mine / best, who))
+        per_file = python_vs_fastest(out, workload)
         if not per_file:
             continue
         mean = gmean([r for _, r, _ in per_file])
@@ -107,6 +98,25 @@ def python_rows() -> list[list[str]]:
             for f, r, who in per_file:
                 body.append([f"Python `{workload}` ≤ {file_limit:g}× the faster peer on every file", f, f"÷ {who}", f"{r:.2f}×", verdict(r <= file_limit)])
     return body
+
+
+# The fastest Python serializers: orjson, and msgspec's MessagePack and JSON codecs (older
+# result files have only orjson).
+PYTHON_FASTEST = ["orjson", "msgspec.msgpack", "msgspec.json"]
+
+
+def python_vs_fastest(out: dict, workload: str) -> list[tuple[str, float, str]]:
+    """(file, Leafwire's median ÷ the fastest of PYTHON_FASTEST's, that peer) for each corpus
+    file of a Python results file (bench/python/run.py) and workload (dumps or loads)."""
+    by = {(r["workload"], r["file"], r["library"]): r["median_s"] for r in out["results"]}
+    rows = []
+    for f in (f for f in out["sizes"] if f != "columns"):
+        peers = [(by[(workload, f, p)], p) for p in PYTHON_FASTEST if (workload, f, p) in by]
+        mine = by.get((workload, f, "leafwire"))
+        if mine and peers:
+            best, who = min(peers)
+            rows.append((f, mine / best, who))
+    return rows
 
 
 # Issue 12's size targets in bytes (lossless unless named).
