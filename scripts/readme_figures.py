@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import math
 import re
 import sys
 from pathlib import Path
@@ -149,9 +148,6 @@ def python() -> str:
     def ratios(workload: str, lib: str, ref: str, files: list[str]) -> list[float]:
         return [by[(workload, f, lib)] / by[(workload, f, ref)] for f in files if (workload, f, lib) in by and (workload, f, ref) in by]
 
-    def gmean(xs: list[float]) -> float:
-        return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
     corpus = [f for f in out["sizes"] if f != "columns"]
 
     def vs_fastest(workload: str) -> tuple[list[float], list[str]]:
@@ -161,9 +157,9 @@ def python() -> str:
     loads, loads_peers = vs_fastest("loads")
     dumps, dumps_peers = vs_fastest("dumps")
     lines = [
-        f"- `loads` takes **{gmean(loads):.2f}×** the time of the fastest of {', '.join(loads_peers)} on each file "
+        f"- `loads` takes **{targets.gmean(loads):.2f}×** the time of the fastest of {', '.join(loads_peers)} on each file "
         f"(geometric mean over the corpus; {min(loads):.2f}–{max(loads):.2f}× per file).",
-        f"- `dumps` takes {gmean(dumps):.2f}× the time of the fastest of {', '.join(dumps_peers)} "
+        f"- `dumps` takes {targets.gmean(dumps):.2f}× the time of the fastest of {', '.join(dumps_peers)} "
         f"({min(dumps):.2f}–{max(dumps):.2f}× per file).",
     ]
     mm, mem, oj = "leafwire (mmap file)", "leafwire (bytes)", "orjson (loads + index)"

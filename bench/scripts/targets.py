@@ -30,19 +30,20 @@ def gmean(xs: list[float]) -> float:
 
 
 class Rows:
-    """Median time (or bytes) of a (dataset, op, peer) row of one workload, None when absent or failed."""
+    """Median time (or bytes) of a (dataset, op, peer) row of one workload (`report.Workload`),
+    None when absent or failed."""
 
     def __init__(self, workloads: dict):
-        self.by = {}
-        for w in workloads.values():
-            for r in w.rows:
-                if r.get("status") == "ok":
-                    value = r["time"]["median_ns"] if r.get("time") else r.get("bytes")
-                    self.by[(w.name, r["dataset"], r["op"], r["peer"])] = value
         self.workloads = workloads
 
     def get(self, workload: str, dataset: str, op: str, peer: str) -> float | None:
-        return self.by.get((workload, dataset, op, peer))
+        # report.py imports this module, so its `metric` (the one rule for a row's number)
+        # is imported here, once both are loaded.
+        from report import metric
+
+        w = self.workloads.get(workload)
+        row = w.by_key.get((dataset, op, peer)) if w else None
+        return metric(row) if row else None
 
     def datasets(self, workload: str) -> list[str]:
         w = self.workloads.get(workload)
