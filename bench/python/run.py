@@ -20,7 +20,8 @@ Workloads, over the JSON corpus in ../shared/data (json/*.json and graphql/):
   (pa.memory_map + pa.ipc.open_file), orjson.loads(json)["columns"]["c3"] + sum().
 
 Each timing is the median of many interleaved rounds (every peer once per round, order
-rotated), each round timing a batch sized to last about a millisecond or more. Results are
+rotated), each round timing a batch sized to last about 2 ms or more, with the garbage
+collector off and after one untimed call (see `interleaved`). Results are
 saved as JSON in bench/python/results/ and printed as markdown tables; `--report FILE`
 re-prints the tables of a saved run.
 """
@@ -59,9 +60,24 @@ def _batch_size(fn, target=0.002):
     return max(1, min(10_000, int(target / max(single, 1e-9))))
 
 
-def interleaved(fns, rounds):
+def interleaved(fns, rounds, warm=True):
     """{name: median seconds per call} over `rounds` rounds, each running every fn once (one
-    batch) in an order rotated per round."""
+    batch) in an order rotated per round.
+
+    Each batch is timed as `timeit` times: after a full collection, with the cyclic
+    collector off, so that what is measured is each library's own work. With the collector
+    on, a peer that allocates many containers pays for collections whose cost depends on
+    everything else alive in the process and on the garbage earlier samples left (orjson's
+    and msgspec's `loads` of canada.json, 56,000 small lists: 11 ms a call right after a
+    collection, 44 ms in a loop of calls, 2026-12-07), while leafwire's decoder holds the
+    collector off while it builds. Off for everyone, every peer runs at its best.
+
+    With `warm`, one untimed call precedes the timed batch: a full collection walks every
+    live object and empties the interpreter's free lists, and the call after it pays for
+    that (about 1.2 ms on update-center.json, for leafwire and orjson alike, on calls of
+    1.6 and 2.3 ms). A batch of hundreds of calls (small files) spreads that over all of
+    them; a batch of one (calls over 2 ms) would add the same constant to every peer and
+    pull every ratio towards 1."""
     names = list(fns)
     batches = {n: _batch_size(fns[n]) for n in names}
     samples = {n: [] for n in names}
@@ -70,10 +86,16 @@ def interleaved(fns, rounds):
         for n in order:
             fn, k = fns[n], batches[n]
             gc.collect()
-            t0 = time.perf_counter()
-            for _ in range(k):
-                fn()
-            samples[n].append((time.perf_counter() - t0) / k)
+            gc.disable()
+            try:
+                if warm:
+                    fn()
+                t0 = time.perf_counter()
+                for _ in range(k):
+                    fn()
+                samples[n].append((time.perf_counter() - t0) / k)
+            finally:
+                gc.enable()
     return {n: {"median_s": statistics.median(s), "min_s": min(s), "rounds": len(s), "batch": batches[n]}
             for n, s in samples.items()}
 
@@ -246,7 +268,8 @@ def run_columns(rows, rounds, tmp, out):
         got = fn()
         if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-6):
             raise AssertionError(f"{name}: sum {got} != {expected}")
-    for name, r in interleaved(fns, rounds).items():
+    # Calls of a second and more: a warm-up call would double the run for nothing.
+    for name, r in interleaved(fns, rounds, warm=False).items():
         out["results"].append({"workload": "columns", "file": f"10 x float64[{rows}]", "library": name, **r})
     out["sizes"]["columns"] = sizes
 
@@ -263,7 +286,7 @@ def run_columns(rows, rounds, tmp, out):
         if fn() != expected_one:
             raise AssertionError(f"{name}: {fn()} != {expected_one}")
     label = f"column file, {sizes['leafwire'] / 1e6:.0f} MB (JSON {sizes['json'] / 1e6:.0f} MB): c3[{last}]"
-    for name, r in interleaved(one, rounds).items():
+    for name, r in interleaved(one, rounds, warm=False).items():
         out["results"].append({"workload": "lazy", "file": label, "library": name, **r})
 
 
@@ -381,7 +404,10 @@ def main():
         print(report(json.loads(args.report.read_text())))
         return
     only = set(args.only or ["roundtrip", "lazy", "columns"])
-    rounds = 7 if args.quick else 25
+    # Calls over 2 ms are timed one per sample, and these machines' speed moves from one
+    # sample to the next (on 2026-12-07 a call's samples spread over 2-3x): more samples
+    # for their medians.
+    rounds = 7 if args.quick else 41
     rows = args.rows or (140_000 if args.quick else 1_400_000)
     peers, missing = load_peers()
     if "leafwire" not in peers or "orjson" not in peers:
