@@ -69,7 +69,8 @@ def interleaved(fns, rounds, warm=True):
     on, a peer that allocates many containers pays for collections whose cost depends on
     everything else alive in the process and on the garbage earlier samples left (orjson's
     and msgspec's `loads` of canada.json, 56,000 small lists: 11 ms a call right after a
-    collection, 44 ms in a loop of calls, 2026-12-07), while leafwire's decoder holds the
+    collection, 44 ms after one untimed call, whose collections fell into the timed one;
+    2026-12-07), while leafwire's decoder holds the
     collector off while it builds. Off for everyone, every peer runs at its best.
 
     With `warm`, one untimed call precedes the timed batch: a full collection walks every
